@@ -1,0 +1,137 @@
+/**
+ * A served kind is one declaration: names, scope, schema, strategy and table. The registry, routes,
+ * discovery and (later) OpenAPI are generic over these; adding a kind never adds routes.
+ */
+import type { StatusCause } from './errors';
+
+/** any Kubernetes object as JSON */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: unknown[];
+  selfLink?: string;
+  [field: string]: unknown;
+}
+
+export interface TableColumnDefinition {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format: string;
+  description: string;
+  /** 0 = shown by default; 1 = only with -o wide */
+  priority: number;
+}
+
+export interface TableDefinition {
+  /** the columns, Name first (kube's first column is always Name, format "name") */
+  columns: TableColumnDefinition[];
+  /** one cell per column, in order; `now` lets AGE-like cells be computed consistently */
+  cells(obj: KubeObject, now: Date): unknown[];
+}
+
+/** the scale subresource of a kind (autoscaling/v1 Scale) */
+export interface ScaleDefinition {
+  /** read/write spec replicas */
+  getSpecReplicas(obj: KubeObject): number;
+  setSpecReplicas(obj: KubeObject, replicas: number): void;
+  getStatusReplicas(obj: KubeObject): number;
+  /** the label selector string of the scale status (`app=web`), or '' */
+  getSelector(obj: KubeObject): string;
+}
+
+export interface StorageLocation {
+  /** group and resource of the storage key; kinds served in several versions share one location */
+  group: string;
+  resource: string;
+}
+
+export interface KindStrategy {
+  /**
+   * kube's defaulting for this version (SetDefaults_*): fill unset fields in place. Applied on
+   * create, update, patch results, and to objects read back from storage.
+   */
+  defaults(obj: KubeObject): void;
+  /** kube's PrepareForCreate: e.g. reset status, set initial phase. Runs before validation. */
+  prepareForCreate?(obj: KubeObject): void;
+  /** kube's PrepareForUpdate on the main resource; status is already copied from old by the registry */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  /**
+   * validation of the whole object (create when old is undefined; update otherwise, including
+   * "Cannot be updated" immutability against old). Returns causes (empty = valid), field paths as
+   * kube writes them: `spec.template.spec.containers[0].image`.
+   * Metadata name/namespace/labels/annotations formats are validated by the registry, not here.
+   */
+  validate(obj: KubeObject, old?: KubeObject): StatusCause[];
+  /** validation of a write to the status subresource */
+  validateStatus?(obj: KubeObject, old: KubeObject): StatusCause[];
+}
+
+export interface KindDefinition {
+  /** '' for core */
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  /** plural resource name used in URLs */
+  resource: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  /** verbs served on the main resource (discovery); default: all of create, delete, deletecollection, get, list, patch, update, watch */
+  verbs?: string[];
+  /** where objects are stored; several versions of one kind share a location */
+  storage: StorageLocation;
+  /** the apiVersion objects are stored with; when different from this version, convert */
+  storageVersion: string;
+  /** convert a stored object (apiVersion = storageVersion) into this version; default: set apiVersion */
+  fromStorage?(obj: KubeObject): KubeObject;
+  /** convert an object of this version into the storage version; default: set apiVersion */
+  toStorage?(obj: KubeObject): KubeObject;
+  /** name of the object's definition in the schema source (`io.k8s.api.apps.v1.Deployment`) */
+  schemaName: string;
+  /** metadata.generation is set to 1 on create and bumped when anything but metadata and status changes */
+  tracksGeneration: boolean;
+  /** the kind has a status subresource: main-resource writes keep the old status, /status writes change only status */
+  statusSubresource: boolean;
+  scale?: ScaleDefinition;
+  strategy: KindStrategy;
+  /**
+   * the field selector labels of an object, beyond metadata.name and metadata.namespace which the
+   * registry adds (pods: spec.nodeName, status.phase, ...). Unknown field names in a selector are a 400.
+   */
+  selectableFields?(obj: KubeObject): Record<string, string>;
+  /** kube's server-side table; undefined = the default Name / Created At table */
+  table?: TableDefinition;
+  /** default grace period in seconds for DELETE (pods: from spec.terminationGracePeriodSeconds); undefined = immediate */
+  deleteGracePeriod?(obj: KubeObject): number | undefined;
+  /** 'Background' for everything in apps/v1 and most kinds; kube's per-kind default GC policy */
+  defaultGarbageCollectionPolicy?: 'Background' | 'Orphan';
+}

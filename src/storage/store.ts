@@ -1,0 +1,151 @@
+/**
+ * The Store contract: a key-value revision log with etcd's semantics, which the API layer builds on.
+ *
+ * - Keys are strings such as `/registry/apps/deployments/default/web`. Values are opaque UTF-8 strings
+ *   (the API layer stores JSON).
+ * - Every successful mutation (create, update, delete) gets a new revision: a positive integer, strictly
+ *   increasing across the whole store, with no gaps between committed mutations of one store.
+ * - A promise returned by a mutation resolves only after the transaction holding it has committed
+ *   durably; "acknowledged" means "committed".
+ * - Errors are thrown as StorageError with one of the codes below, never as driver errors.
+ */
+
+export type Revision = number;
+
+export interface KeyValue {
+  key: string;
+  value: string;
+  /** revision of the mutation that produced this value (the API's resourceVersion) */
+  modRevision: Revision;
+  /** revision at which the key was created (unchanged by updates) */
+  createRevision: Revision;
+}
+
+export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface StoreEvent {
+  type: StoreEventType;
+  key: string;
+  /** the revision of this event */
+  revision: Revision;
+  /** ADDED/MODIFIED: the new value. DELETED: the last value the key held before deletion. */
+  value: string;
+  /** MODIFIED and DELETED: the value before this event (DELETED: same as value). Undefined for ADDED. */
+  prevValue?: string;
+  /** createRevision of the key this event belongs to */
+  createRevision: Revision;
+}
+
+export interface ListOptions {
+  /**
+   * Read the state at exactly this revision. Undefined means "the newest committed state".
+   * Throws Compacted when revision < compactRevision(); throws FutureRevision when revision > currentRevision().
+   */
+  revision?: Revision;
+  /** only keys >= startKey (used by continue tokens); must still begin with the prefix */
+  startKey?: string;
+  /** at most this many items (0 or undefined: no limit) */
+  limit?: number;
+}
+
+export interface ListResult {
+  items: KeyValue[];
+  /** the revision the list was read at */
+  revision: Revision;
+  /** true when keys after the last item exist under the prefix at that revision */
+  more: boolean;
+  /** number of keys after the returned items, when cheap to know; otherwise undefined */
+  remaining?: number;
+}
+
+export interface WatchOptions {
+  /** deliver events with revision > afterRevision. Throws/reports Compacted if afterRevision < compactRevision(). */
+  afterRevision: Revision;
+  /** every key starting with this prefix */
+  prefix: string;
+  /** called for each event, strictly in revision order, with no gaps or duplicates for that prefix */
+  onEvent: (event: StoreEvent) => void;
+  /**
+   * called once when the watch ends abnormally (Compacted history, a watcher that fell behind,
+   * store closing). No events follow it.
+   */
+  onError: (err: StorageError) => void;
+  /** called when the store knows all events up to `revision` have been delivered (for BOOKMARKs) */
+  onProgress?: (revision: Revision) => void;
+}
+
+export interface Watch {
+  /** stop delivering events; idempotent */
+  cancel(): void;
+}
+
+export interface Store {
+  /** the newest committed revision (0 for an empty store) */
+  currentRevision(): Revision;
+  /** the revision at or below which history has been compacted (0 if never) */
+  compactRevision(): Revision;
+
+  /** the newest value of key, or, with revision, the value at that revision; undefined if absent */
+  get(key: string, revision?: Revision): Promise<KeyValue | undefined>;
+  /** keys beginning with prefix, in ascending key order */
+  list(prefix: string, options?: ListOptions): Promise<ListResult>;
+  /** number of keys beginning with prefix at the newest revision */
+  count(prefix: string): Promise<number>;
+
+  /** create key; throws Exists if it is present */
+  create(key: string, value: string): Promise<KeyValue>;
+  /**
+   * replace key's value; throws NotFound if absent; with expectedRevision, throws Conflict
+   * unless the key's modRevision equals it.
+   */
+  update(key: string, value: string, expectedRevision?: Revision): Promise<KeyValue>;
+  /**
+   * delete key; returns the deleted value with modRevision = the delete's revision.
+   * NotFound if absent; Conflict if expectedRevision is given and stale.
+   */
+  delete(key: string, expectedRevision?: Revision): Promise<KeyValue>;
+
+  /** start a watch; see WatchOptions. Events begin after options.afterRevision. */
+  watch(options: WatchOptions): Watch;
+
+  /**
+   * wait until currentRevision() >= revision or timeoutMs passes; resolves true if reached.
+   * (Used for "not older than" reads of revisions this instance has not seen yet.)
+   */
+  waitForRevision(revision: Revision, timeoutMs: number): Promise<boolean>;
+
+  /** a cheap round trip to the database (health checks) */
+  ping(): Promise<void>;
+  /** compact history up to and including revision (superseded rows and tombstones); returns rows removed */
+  compact(revision: Revision): Promise<number>;
+  close(): Promise<void>;
+}
+
+export type StorageErrorCode =
+  | 'NotFound'
+  | 'Exists'
+  | 'Conflict'
+  | 'Compacted'
+  | 'FutureRevision'
+  | 'TooSlow'
+  | 'Closed'
+  | 'Unavailable';
+
+export class StorageError extends Error {
+  readonly code: StorageErrorCode;
+  readonly key?: string;
+  /** the current revision (for Compacted / FutureRevision / Conflict) when known */
+  readonly revision?: Revision;
+
+  constructor(code: StorageErrorCode, message: string, opts: { key?: string; revision?: Revision; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'StorageError';
+    this.code = code;
+    this.key = opts.key;
+    this.revision = opts.revision;
+  }
+}
+
+export function isStorageError(err: unknown, code?: StorageErrorCode): err is StorageError {
+  return err instanceof StorageError && (code === undefined || err.code === code);
+}
