@@ -103,6 +103,8 @@ export interface KindDefinition {
   resource: string;
   singular: string;
   namespaced: boolean;
+  /** how metadata.name is validated (kube's ValidateObjectMeta name function); default dns1123Subdomain */
+  nameValidation?: 'dns1123Subdomain' | 'dns1123Label' | 'dns1035Label' | 'pathSegment';
   shortNames: string[];
   categories: string[];
   /** verbs served on the main resource (discovery); default: all of create, delete, deletecollection, get, list, patch, update, watch */
