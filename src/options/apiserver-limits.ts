@@ -1,0 +1,57 @@
+import { atLeast, option } from './define';
+import { validateFeatureGates } from './feature-gates';
+import type { OptionGroup } from './types';
+
+const nonNegative = atLeast(0);
+
+/** request limits and shutdown (spec 2, part 8) */
+export const limitOptions: OptionGroup = Object.freeze({
+  title: 'Limit flags',
+  options: [
+    option('max-requests-inflight', 'int', 'read requests served at once; more are answered 429; 0 means no limit', {
+      default: '400',
+      supported: true,
+      validate: nonNegative,
+    }),
+    option('max-mutating-requests-inflight', 'int', 'writing requests served at once; more are answered 429; 0 means no limit', {
+      default: '200',
+      supported: true,
+      validate: nonNegative,
+    }),
+    option('request-timeout', 'duration', 'default time limit of a request (watches excepted)', {
+      default: '1m0s',
+      supported: true,
+      validate: (v) => ((v as number) > 0 ? undefined : 'must be greater than 0'),
+    }),
+    option('min-request-timeout', 'int', 'seconds: the shortest time a watch stays open; each watch picks a random time between this and twice this', {
+      default: '1800',
+      supported: true,
+      validate: nonNegative,
+    }),
+    option('shutdown-delay-duration', 'duration', 'on SIGTERM/SIGINT, keep serving this long with /readyz failing (so load balancers stop sending), then stop', {
+      default: '0s',
+      supported: true,
+      validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
+    }),
+    option('max-connection-bytes-per-sec', 'int', 'when not 0, bytes per second allowed on each long-running connection', { default: '0' }),
+    option('livez-grace-period', 'duration', 'time after start during which /livez treats unfinished start-up hooks as healthy', { default: '0s' }),
+    option('identity-lease-duration-seconds', 'int', 'lease duration of this server\'s identity', { default: '3600', validate: atLeast(1) }),
+    option('identity-lease-renew-interval-seconds', 'int', 'how often that lease is renewed', { default: '10', validate: atLeast(1) }),
+  ],
+});
+
+/** API enablement and feature gates (spec 2, part 9) */
+export const versioningOptions: OptionGroup = Object.freeze({
+  title: 'API enablement flags',
+  options: [
+    option('runtime-config', 'mapStringString', 'turn API versions on or off: v1, <group>/<version>, api/all, api/ga, api/beta, api/alpha set to true or false', {
+      validate: (v) => {
+        const bad = Object.entries(v as Record<string, string>).filter(([, x]) => !['true', 'false', ''].includes(x));
+        return bad.length ? `values must be true or false (${bad.map(([k]) => k).join(', ')})` : undefined;
+      },
+    }),
+    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs (the 1.20 gate names)', {
+      validate: validateFeatureGates,
+    }),
+  ],
+});

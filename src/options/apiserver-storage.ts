@@ -1,0 +1,81 @@
+import { atLeast, between, oneOf, option } from './define';
+import type { OptionGroup } from './types';
+
+/** API server network options beyond secure serving (spec 2, 1.3) */
+export const apiServerNetworkOptions: OptionGroup = Object.freeze({
+  title: 'API server flags',
+  options: [
+    option('advertise-address', 'ip', 'address other cluster members are told to reach this server at; defaults to the bind address'),
+    option('external-hostname', 'string', 'host name used in URLs this server hands out (discovery, API docs)'),
+    option('cors-allowed-origins', 'stringSlice', 'origins (regular expressions) allowed by CORS; empty leaves CORS off'),
+    option('goaway-chance', 'float', 'share of HTTP/2 requests answered with GOAWAY so clients spread over servers behind a load balancer (0 to 0.02)', {
+      default: '0',
+      validate: between(0, 0.02),
+    }),
+    option('enable-aggregator-routing', 'bool', 'send aggregated API requests to endpoint IPs rather than the service IP'),
+    option('proxy-client-cert-file', 'string', 'client certificate this server presents when it calls extension servers and webhooks'),
+    option('proxy-client-key-file', 'string', 'key of --proxy-client-cert-file'),
+    option('egress-selector-config-file', 'string', 'egress selector configuration file'),
+    option('enable-garbage-collector', 'bool', 'run the generic garbage collector; must match the controller manager', { default: 'true' }),
+    option('enable-priority-and-fairness', 'bool', 'use priority-and-fairness queueing instead of the plain in-flight limits', { default: 'true' }),
+    option('endpoint-reconciler-type', 'string', 'how the "kubernetes" service endpoints are kept: master-count, lease or none', {
+      default: 'lease',
+      validate: oneOf('master-count', 'lease', 'none'),
+    }),
+    option('apiserver-count', 'int', 'number of API servers (with master-count reconciling)', { default: '1', validate: atLeast(1) }),
+    option('kubernetes-service-node-port', 'int', 'when not 0, the "kubernetes" service is a NodePort service on this port', { default: '0' }),
+    option('service-cluster-ip-range', 'string', 'CIDR from which service cluster IPs are given; must not overlap node or pod ranges'),
+    option('service-node-port-range', 'portRange', 'inclusive port range for NodePort services', { default: '30000-32767' }),
+    option('master-service-namespace', 'string', 'deprecated: namespace of the master services injected into pods', { default: 'default' }),
+    option('allow-privileged', 'bool', 'allow privileged containers', { default: 'false' }),
+    option('default-not-ready-toleration-seconds', 'int', 'tolerationSeconds of the notReady:NoExecute toleration added to pods without one', { default: '300' }),
+    option('default-unreachable-toleration-seconds', 'int', 'tolerationSeconds of the unreachable:NoExecute toleration added to pods without one', { default: '300' }),
+    option('kubelet-certificate-authority', 'string', 'CA file used to check node agent serving certificates'),
+    option('kubelet-client-certificate', 'string', 'client certificate presented to node agents'),
+    option('kubelet-client-key', 'string', 'key of --kubelet-client-certificate'),
+    option('kubelet-preferred-address-types', 'stringSlice', 'node address types tried, in order, to reach a node agent', {
+      default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
+    }),
+    option('kubelet-timeout', 'duration', 'time limit of node agent calls', { default: '5s' }),
+    option('cloud-provider-gce-l7lb-src-cidrs', 'cidrs', 'CIDRs opened in the firewall for layer-7 load balancer traffic and health checks', {
+      default: '130.211.0.0/22,35.191.0.0/16',
+    }),
+  ],
+});
+
+/**
+ * Storage options (spec 2, 1.3). Ballast keeps state in a SQL revision log instead of etcd, so
+ * --etcd-servers takes `sqlite:///path/state.db` (embedded) or `postgres://host:5432/db` URLs.
+ */
+export const etcdOptions: OptionGroup = Object.freeze({
+  title: 'Storage (etcd) flags',
+  options: [
+    option('etcd-servers', 'stringSlice', 'where state is kept: sqlite:///path/to/state.db (embedded, one server) or postgres://user@host:5432/db', {
+      defaultText: 'sqlite://<data-dir>/state.db',
+      supported: true,
+    }),
+    option('etcd-compaction-interval', 'duration', 'how often history older than the newest revision of each object is trimmed; 0 turns compaction off', {
+      default: '5m0s',
+      supported: true,
+      validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
+    }),
+    option('storage-backend', 'string', 'storage backend; only the default (etcd3, served here by the SQL log) exists', {
+      validate: (v) => (v === '' || v === 'etcd3' ? undefined : 'only etcd3 is supported'),
+    }),
+    option('storage-media-type', 'string', 'encoding of stored objects (Ballast stores JSON)', { default: 'application/vnd.kubernetes.protobuf' }),
+    option('encryption-provider-config', 'string', 'encryption configuration for secrets at rest'),
+    option('etcd-servers-overrides', 'stringSlice', 'per-resource servers as group/resource#url;url'),
+    option('etcd-cafile', 'string', 'CA file for TLS to the storage servers'),
+    option('etcd-certfile', 'string', 'client certificate for TLS to the storage servers'),
+    option('etcd-keyfile', 'string', 'client key for TLS to the storage servers'),
+    option('etcd-prefix', 'string', 'key prefix of every resource in storage', { default: '/registry' }),
+    option('etcd-count-metric-poll-period', 'duration', 'how often per-kind object counts are refreshed; 0 turns it off', { default: '1m0s' }),
+    option('etcd-db-metric-poll-interval', 'duration', 'how often the database size metric is refreshed; 0 turns it off', { default: '30s' }),
+    option('etcd-healthcheck-timeout', 'duration', 'time limit of the storage health check', { default: '2s' }),
+    option('watch-cache', 'bool', 'keep a watch cache', { default: 'true' }),
+    option('default-watch-cache-size', 'int', 'watch cache size per resource; 0 turns the cache off for resources without their own size', { default: '100' }),
+    option('watch-cache-sizes', 'stringSlice', 'per-resource watch cache sizes as resource[.group]#size'),
+    option('delete-collection-workers', 'int', 'parallel workers of collection deletes', { default: '1' }),
+    option('event-ttl', 'duration', 'how long events are kept', { default: '1h0m0s' }),
+  ],
+});

@@ -1,0 +1,108 @@
+import os from 'node:os';
+import path from 'node:path';
+import { admissionOptions, authenticationOptions, authorizationOptions } from './apiserver-auth';
+import { auditOptions } from './apiserver-audit';
+import { limitOptions, versioningOptions } from './apiserver-limits';
+import { apiServerNetworkOptions, etcdOptions } from './apiserver-storage';
+import { option } from './define';
+import { generalOptions, globalOptions, loggingOptions } from './logging';
+import { secureServingOptions } from './serving';
+import { FlagError } from './types';
+import type { ParsedOptions } from './parse';
+import type { OptionGroup } from './types';
+
+/** options that exist only in Ballast */
+const ballastOptions: OptionGroup = Object.freeze({
+  title: 'Ballast flags',
+  options: [
+    option('data-dir', 'string', 'directory for the embedded database, the generated certificates (pki/) and admin.kubeconfig', {
+      defaultText: '$XDG_DATA_HOME/ballast or ~/.local/share/ballast',
+      supported: true,
+    }),
+  ],
+});
+
+/** every option of `ballast apiserver`, in --help order */
+export const apiServerOptionGroups: readonly OptionGroup[] = Object.freeze([
+  globalOptions,
+  ballastOptions,
+  secureServingOptions({ securePort: '6443', certDirText: '<data-dir>/pki' }),
+  apiServerNetworkOptions,
+  etcdOptions,
+  limitOptions,
+  authenticationOptions,
+  authorizationOptions,
+  admissionOptions,
+  auditOptions,
+  versioningOptions,
+  loggingOptions,
+  generalOptions,
+]);
+
+/** the settings `ballast apiserver` acts on, resolved from the command line and environment */
+export interface ApiServerConfig {
+  readonly dataDir: string;
+  readonly bindAddress: string;
+  readonly securePort: number;
+  readonly certDir: string;
+  readonly tlsCertFile?: string;
+  readonly tlsPrivateKeyFile?: string;
+  /** storage URL (sqlite:///... or postgres://...) */
+  readonly storageUrl: string;
+  /** 0 = compaction off */
+  readonly compactionIntervalMs: number;
+  readonly requestTimeoutMs: number;
+  readonly minRequestTimeoutSeconds: number;
+  readonly maxRequestsInflight: number;
+  readonly maxMutatingRequestsInflight: number;
+  readonly shutdownDelayMs: number;
+  readonly verbosity: number;
+  readonly loggingFormat: 'text' | 'json';
+  /** flags given on the command line that Ballast parses but does not act on yet */
+  readonly ignoredFlags: readonly string[];
+}
+
+/** the per-user data folder: $XDG_DATA_HOME/ballast, else ~/.local/share/ballast */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string {
+  const xdg = env.XDG_DATA_HOME;
+  // The XDG base directory spec says relative values are to be ignored.
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'ballast');
+  return path.join(home, '.local', 'share', 'ballast');
+}
+
+/** resolve parsed options into the server's settings; throws FlagError on inconsistent flags */
+export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = process.env): ApiServerConfig {
+  if (parsed.args.length > 0) {
+    // kube-apiserver refuses positional arguments the same way
+    throw new FlagError(`"ballast apiserver" does not take any arguments, got ${JSON.stringify(parsed.args)}`);
+  }
+  const dataDir = path.resolve(parsed.string('data-dir') || defaultDataDir(env));
+  const certFile = parsed.string('tls-cert-file') || undefined;
+  const keyFile = parsed.string('tls-private-key-file') || undefined;
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  const servers = parsed.list('etcd-servers').filter((s) => s !== '');
+  if (servers.length > 1) {
+    // Several etcd members make sense for etcd; one SQL database is one URL.
+    throw new FlagError(`--etcd-servers takes one storage URL in Ballast, got ${servers.length}`);
+  }
+  return Object.freeze({
+    dataDir,
+    bindAddress: parsed.string('bind-address') || '0.0.0.0',
+    securePort: parsed.number('secure-port') ?? 6443,
+    certDir: path.resolve(parsed.string('cert-dir') || path.join(dataDir, 'pki')),
+    tlsCertFile: certFile && path.resolve(certFile),
+    tlsPrivateKeyFile: keyFile && path.resolve(keyFile),
+    storageUrl: servers[0] ?? `sqlite://${path.join(dataDir, 'state.db')}`,
+    compactionIntervalMs: parsed.number('etcd-compaction-interval') ?? 300_000,
+    requestTimeoutMs: parsed.number('request-timeout') ?? 60_000,
+    minRequestTimeoutSeconds: parsed.number('min-request-timeout') ?? 1800,
+    maxRequestsInflight: parsed.number('max-requests-inflight') ?? 400,
+    maxMutatingRequestsInflight: parsed.number('max-mutating-requests-inflight') ?? 200,
+    shutdownDelayMs: parsed.number('shutdown-delay-duration') ?? 0,
+    verbosity: parsed.number('v') ?? 0,
+    loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
+    ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),
+  });
+}

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { builtinKinds } from '../api/kinds/index';
+import { createRegistry } from '../api/registry/index';
+import { Scheme } from '../api/scheme';
+import { createApiServerApp } from '../http/app';
+import { startServer } from '../http/server';
+import { definitions } from '../schema/index';
+import { startCompactor } from '../storage/compactor';
+import { openStore } from '../storage/open';
+import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
+import { ensureServingPki } from './pki';
+import { versionInfo } from './version';
+import type { Logger } from 'pino';
+import type { ApiServerConfig } from '../options/apiserver';
+import type { ServingPki } from './pki';
+
+export interface StartApiServerOptions {
+  config: ApiServerConfig;
+  logger: Logger;
+}
+
+export interface RunningApiServer {
+  /** the https URL clients use */
+  readonly url: string;
+  readonly kubeconfigPath: string;
+  /**
+   * Graceful shutdown, in kube-apiserver's order: /readyz starts failing at once, the server keeps
+   * serving for --shutdown-delay-duration, then stops accepting connections, lets in-flight
+   * requests finish (watches are ended), and closes the store. Idempotent.
+   */
+  shutdown(): Promise<void>;
+}
+
+/** the file name of the admin kubeconfig inside the data dir */
+export const ADMIN_KUBECONFIG = 'admin.kubeconfig';
+
+/**
+ * Assemble and start the API server: the only place that chooses implementations (storage from
+ * --etcd-servers, the built-in kinds and schemas, the Koa app, the HTTPS listener).
+ */
+export async function startApiServer(opts: StartApiServerOptions): Promise<RunningApiServer> {
+  const { config, logger } = opts;
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  logger.info({ dataDir: config.dataDir }, `Using data dir ${config.dataDir}`);
+
+  const tls = loadTls(config, logger);
+  const store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: true });
+  const stopCompactor =
+    config.compactionIntervalMs > 0
+      ? startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) })
+      : undefined;
+  let ready = false;
+  try {
+    const scheme = new Scheme(builtinKinds());
+    const registry = createRegistry({ store, scheme, definitions, logger: logger.child({ component: 'registry' }) });
+    await registry.bootstrap();
+
+    const app = createApiServerApp({
+      scheme,
+      registry,
+      logger,
+      health: [
+        { name: 'etcd', check: () => store.ping() },
+        {
+          // kube fails /readyz (only) from the moment shutdown begins
+          name: 'shutdown',
+          readyzOnly: true,
+          check: async () => {
+            if (!ready) throw new Error('the server is shutting down');
+          },
+        },
+      ],
+      version: versionInfo(),
+      options: {
+        requestTimeoutMs: config.requestTimeoutMs,
+        minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
+        maxRequestsInflight: config.maxRequestsInflight,
+        maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
+      },
+    });
+    const server = await startServer({ app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key });
+    ready = true;
+
+    const url = serverUrl(config.bindAddress, config.securePort);
+    const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
+    writeKubeconfig(kubeconfigPath, { server: url, caCert: tls.caCert });
+    logger.info(
+      { address: `${config.bindAddress}:${config.securePort}`, url, dataDir: config.dataDir, kubeconfig: kubeconfigPath },
+      `Serving on ${url} (data dir ${config.dataDir}); use kubectl --kubeconfig ${kubeconfigPath}`,
+    );
+
+    let stopping: Promise<void> | undefined;
+    const shutdown = (): Promise<void> =>
+      (stopping ??= (async () => {
+        ready = false;
+        if (config.shutdownDelayMs > 0) {
+          logger.info({ delayMs: config.shutdownDelayMs }, 'Not ready; still serving during --shutdown-delay-duration');
+          await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
+        }
+        await server.close();
+        await stopCompactor?.();
+        await store.close();
+        logger.info('Shutdown complete');
+      })());
+    return { url, kubeconfigPath, shutdown };
+  } catch (err) {
+    await stopCompactor?.();
+    await store.close();
+    throw err;
+  }
+}
+
+/** the serving certificate: the given files, or our generated CA and certificate in --cert-dir */
+function loadTls(config: ApiServerConfig, logger: Logger): ServingPki {
+  if (config.tlsCertFile && config.tlsPrivateKeyFile) {
+    const certChain = fs.readFileSync(config.tlsCertFile, 'utf8');
+    // Clients trust the chain as given (its CA is appended after the serving certificate).
+    return { certChain, key: fs.readFileSync(config.tlsPrivateKeyFile, 'utf8'), caCert: certChain };
+  }
+  const ips = ['127.0.0.1', '::1'];
+  const host = os.hostname().toLowerCase();
+  const dnsNames = ['localhost', ...(/^[a-z0-9.-]+$/.test(host) ? [host] : []), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'];
+  if (!isUnspecified(config.bindAddress) && !ips.includes(config.bindAddress)) ips.push(config.bindAddress);
+  return ensureServingPki({ certDir: config.certDir, dnsNames: [...new Set(dnsNames)], ips, logger });
+}

@@ -1,0 +1,162 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import forge from 'node-forge';
+import type { Logger } from 'pino';
+
+/** the files of a generated PKI inside the cert dir (kube-apiserver names its pair apiserver.crt/.key) */
+export const PKI_FILES = Object.freeze({
+  caCert: 'ca.crt',
+  caKey: 'ca.key',
+  cert: 'apiserver.crt',
+  key: 'apiserver.key',
+});
+
+export interface ServingPki {
+  /** PEM: serving certificate followed by the CA certificate */
+  certChain: string;
+  /** PEM private key of the serving certificate */
+  key: string;
+  /** PEM CA certificate clients should trust */
+  caCert: string;
+}
+
+export interface EnsurePkiOptions {
+  certDir: string;
+  /** DNS names the serving certificate must cover */
+  dnsNames: readonly string[];
+  /** IP addresses the serving certificate must cover */
+  ips: readonly string[];
+  logger: Logger;
+  /** now, for tests (default Date.now()) */
+  now?: number;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+const CA_LIFETIME_DAYS = 3650;
+const SERVING_LIFETIME_DAYS = 365;
+/** re-issue a serving certificate this close to its expiry */
+const RENEW_BEFORE_DAYS = 30;
+
+/**
+ * Load the self-signed CA and serving certificate from certDir, or create them. Like kube-apiserver
+ * without --tls-cert-file, the pair is generated once and reused; the serving certificate is
+ * re-issued by the same CA when it no longer covers the required names or nears expiry, so
+ * kubeconfigs written earlier keep working.
+ */
+export function ensureServingPki(opts: EnsurePkiOptions): ServingPki {
+  const now = opts.now ?? Date.now();
+  fs.mkdirSync(opts.certDir, { recursive: true, mode: 0o700 });
+  const file = (name: string) => path.join(opts.certDir, name);
+
+  let caCertPem = readIfExists(file(PKI_FILES.caCert));
+  let caKeyPem = readIfExists(file(PKI_FILES.caKey));
+  if (!caCertPem || !caKeyPem || !stillValid(caCertPem, now, 0)) {
+    ({ certPem: caCertPem, keyPem: caKeyPem } = createCa(now));
+    writeAtomically(file(PKI_FILES.caKey), caKeyPem, 0o600);
+    writeAtomically(file(PKI_FILES.caCert), caCertPem, 0o644);
+    // a new CA invalidates any serving certificate signed by the old one
+    fs.rmSync(file(PKI_FILES.cert), { force: true });
+    opts.logger.info({ certDir: opts.certDir }, 'Generated a self-signed CA');
+  }
+
+  let certPem = readIfExists(file(PKI_FILES.cert));
+  let keyPem = readIfExists(file(PKI_FILES.key));
+  if (!certPem || !keyPem || !servingUsable(certPem, caCertPem, opts, now)) {
+    ({ certPem, keyPem } = createServing({ caCertPem, caKeyPem, dnsNames: opts.dnsNames, ips: opts.ips, now }));
+    writeAtomically(file(PKI_FILES.key), keyPem, 0o600);
+    writeAtomically(file(PKI_FILES.cert), certPem, 0o644);
+    opts.logger.info({ dnsNames: opts.dnsNames, ips: opts.ips }, 'Generated a serving certificate');
+  }
+  return { certChain: certPem + caCertPem, key: keyPem, caCert: caCertPem };
+}
+
+function servingUsable(certPem: string, caPem: string, opts: EnsurePkiOptions, now: number): boolean {
+  const cert = new crypto.X509Certificate(certPem);
+  const ca = new crypto.X509Certificate(caPem);
+  if (!cert.verify(ca.publicKey) || !stillValid(certPem, now, RENEW_BEFORE_DAYS)) return false;
+  return opts.dnsNames.every((h) => cert.checkHost(h) !== undefined) && opts.ips.every((ip) => cert.checkIP(ip) !== undefined);
+}
+
+function stillValid(pem: string, now: number, marginDays: number): boolean {
+  const cert = new crypto.X509Certificate(pem);
+  return Date.parse(cert.validFrom) <= now && Date.parse(cert.validTo) - marginDays * DAY_MS > now;
+}
+
+function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
+  // Node's native generator is fast; forge's pure-JS one takes seconds for 2048 bits.
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+  const forgeKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
+  return { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e), keyPem };
+}
+
+function baseCertificate(publicKey: forge.pki.PublicKey, now: number, days: number): forge.pki.Certificate {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  // positive serial: clear the top bit of a random 16-byte number
+  const serial = crypto.randomBytes(16);
+  serial[0] &= 0x7f;
+  cert.serialNumber = serial.toString('hex');
+  // backdate a little so clocks slightly behind still accept the certificate
+  cert.validity.notBefore = new Date(now - 3600 * 1000);
+  cert.validity.notAfter = new Date(now + days * DAY_MS);
+  return cert;
+}
+
+function createCa(now: number): { certPem: string; keyPem: string } {
+  const { privateKey, publicKey, keyPem } = newKeyPair();
+  const cert = baseCertificate(publicKey, now, CA_LIFETIME_DAYS);
+  const subject = [{ name: 'commonName', value: `ballast-ca@${Math.floor(now / 1000)}` }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(privateKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+}
+
+function createServing(opts: { caCertPem: string; caKeyPem: string; dnsNames: readonly string[]; ips: readonly string[]; now: number }): {
+  certPem: string;
+  keyPem: string;
+} {
+  const ca = forge.pki.certificateFromPem(opts.caCertPem);
+  const caKey = forge.pki.privateKeyFromPem(opts.caKeyPem);
+  const { publicKey, keyPem } = newKeyPair();
+  const cert = baseCertificate(publicKey, opts.now, SERVING_LIFETIME_DAYS);
+  cert.setSubject([{ name: 'commonName', value: 'ballast-apiserver' }]);
+  cert.setIssuer(ca.subject.attributes);
+  const altNames = [
+    ...opts.dnsNames.map((value) => ({ type: 2, value })),
+    ...opts.ips.map((ip) => ({ type: 7, ip })),
+  ];
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames },
+    { name: 'subjectKeyIdentifier' },
+    { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(caKey, forge.md.sha256.create());
+  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+}
+
+function readIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** write via a temporary file and rename, so a crash never leaves half a key behind */
+export function writeAtomically(file: string, content: string, mode: number): void {
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, content, { mode });
+  fs.renameSync(tmp, file);
+}

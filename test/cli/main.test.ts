@@ -1,0 +1,63 @@
+import t from 'tap';
+import { main } from '../../src/cli/main';
+import { apiServerOptionGroups } from '../../src/options/apiserver';
+import { NOT_ACTED_ON } from '../../src/options/help';
+import type { CliIo } from '../../src/cli/io';
+
+function run(...argv: string[]): { code: number; out: string; err: string } {
+  let out = '';
+  let err = '';
+  const io: CliIo = { stdout: (s) => (out += s), stderr: (s) => (err += s), env: {} };
+  const code = main(argv, io);
+  if (typeof code !== 'number') throw new Error('expected an immediate exit code');
+  return { code, out, err };
+}
+
+t.test('root help lists the commands', async (t) => {
+  const r = run('--help');
+  t.equal(r.code, 0);
+  for (const c of ['apiserver', 'controller-manager', 'scheduler', 'nodeagent', 'all']) t.match(r.out, new RegExp(`\\n  ${c} `));
+});
+
+t.test('--version prints the package version', async (t) => {
+  const r = run('--version');
+  t.equal(r.code, 0);
+  t.match(r.out, /^Ballast v\d+\.\d+\.\d+\n$/);
+  const a = run('apiserver', '--version');
+  t.match(a.out, /^Ballast v\d+\.\d+\.\d+ \(Kubernetes v1\.\d+\.\d+\+ballast\.[\d.]+\)\n$/);
+  const raw = JSON.parse(run('apiserver', '--version=raw').out) as { major: string; gitVersion: string };
+  t.equal(raw.major, '1');
+});
+
+t.test('components that do not exist yet exit 1 with a clear message', async (t) => {
+  for (const c of ['controller-manager', 'scheduler', 'nodeagent', 'all']) {
+    const r = run(c);
+    t.equal(r.code, 1, c);
+    t.match(r.err, `"ballast ${c}" is not implemented yet`);
+  }
+});
+
+t.test('unknown commands and flags exit 1', async (t) => {
+  const a = run('frobnicate');
+  t.equal(a.code, 1);
+  t.match(a.err, 'Error: unknown command "frobnicate" for "ballast"');
+  const b = run('apiserver', '--foo');
+  t.equal(b.code, 1);
+  t.match(b.err, /^Error: unknown flag: --foo\n/);
+  t.equal(b.out, '');
+});
+
+t.test('apiserver --help lists every visible option with types, defaults and support', async (t) => {
+  const r = run('apiserver', '--help');
+  t.equal(r.code, 0);
+  for (const g of apiServerOptionGroups) {
+    t.match(r.out, `${g.title}:`);
+    for (const o of g.options) if (!o.hidden) t.match(r.out, `--${o.name}`, o.name);
+  }
+  t.match(r.out, /--secure-port int\n.*\(default 6443\)/);
+  t.match(r.out, /--etcd-compaction-interval duration\n[^]*?\(default 5m0s\)/);
+  t.match(r.out, /-v, --v Level/);
+  // an option we parse but ignore says so
+  t.match(r.out, new RegExp(`--profiling\\n[^]*?\\(default true\\) ${NOT_ACTED_ON.replace(/[[\]]/g, '\\$&')}`));
+  t.notMatch(r.out.split('--secure-port int')[1].split('\n\n')[0], NOT_ACTED_ON);
+});
