@@ -1,0 +1,245 @@
+import type Database from 'better-sqlite3';
+import type { Logger } from 'pino';
+import { WatchHub } from '../revlog/watch-hub';
+import type { CompactStep, VacuumStep, WriteOp, WriteResult } from '../revlog/write-op';
+import { WriterQueue, type WriterQueueStats } from '../revlog/writer-queue';
+import {
+  isStorageError,
+  StorageError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Revision,
+  type Store,
+  type Watch,
+  type WatchOptions,
+} from '../store';
+import { SqliteReader } from './sqlite-reader';
+import { SqliteWriter } from './sqlite-writer';
+
+export interface SqliteStoreOptions {
+  writer: Database.Database;
+  reader: Database.Database;
+  logger?: Logger;
+  /** committed events kept in memory for watches (default 10000) */
+  watchBufferSize?: number;
+  /** PASSIVE WAL checkpoint period (default 1000 ms; 0 never) */
+  checkpointIntervalMs?: number;
+  /** onProgress period of watches (default 1000 ms; 0 never) */
+  progressIntervalMs?: number;
+  /** log ids inspected per compaction transaction (default 500) */
+  compactBatchSize?: number;
+}
+
+const VACUUM_PAGES_PER_STEP = 256;
+
+/**
+ * The Store on SQLite: one writer connection fed by a group-commit queue, one reader connection,
+ * and an in-memory watch hub fed right after each commit.
+ */
+export class SqliteStore implements Store {
+  readonly #writerDb: Database.Database;
+  readonly #readerDb: Database.Database;
+  readonly #writer: SqliteWriter;
+  readonly #reader: SqliteReader;
+  readonly #queue: WriterQueue<WriteOp, WriteResult>;
+  readonly #hub: WatchHub;
+  readonly #logger: Logger | undefined;
+  readonly #compactBatchSize: number;
+  readonly #checkpointTimer: NodeJS.Timeout | undefined;
+  #revision: Revision;
+  #compactRevision: Revision;
+  #waiters: { revision: Revision; resolve: (reached: boolean) => void }[] = [];
+  #closed: Promise<void> | undefined;
+
+  constructor(options: SqliteStoreOptions) {
+    this.#writerDb = options.writer;
+    this.#readerDb = options.reader;
+    this.#logger = options.logger;
+    this.#compactBatchSize = options.compactBatchSize ?? 500;
+    this.#writer = new SqliteWriter(options.writer);
+    this.#reader = new SqliteReader(options.reader);
+    this.#revision = this.#reader.lastRevision();
+    this.#compactRevision = this.#reader.compaction().revision;
+    this.#queue = new WriterQueue({ execute: (ops) => this.#execute(ops) });
+    this.#hub = new WatchHub({
+      bufferSize: options.watchBufferSize ?? 10000,
+      startRevision: this.#revision,
+      readHistory: (prefix, after, upTo) => this.#reader.history(prefix, after, upTo),
+      currentRevision: () => this.#revision,
+      compactRevision: () => this.#compactRevision,
+      progressIntervalMs: options.progressIntervalMs,
+      logger: options.logger,
+    });
+    const every = options.checkpointIntervalMs ?? 1000;
+    if (every > 0) {
+      this.#checkpointTimer = setInterval(() => this.#checkpoint(), every);
+      this.#checkpointTimer.unref();
+    }
+  }
+
+  currentRevision(): Revision {
+    return this.#revision;
+  }
+
+  compactRevision(): Revision {
+    return this.#compactRevision;
+  }
+
+  /** group-commit counters (for tests and metrics) */
+  stats(): WriterQueueStats {
+    return this.#queue.stats();
+  }
+
+  async get(key: string, revision?: Revision): Promise<KeyValue | undefined> {
+    return this.#read(() => {
+      if (revision !== undefined) this.#checkRevision(revision);
+      if (revision === undefined || revision === this.#revision) return this.#reader.get(key);
+      return this.#reader.get(key, revision);
+    });
+  }
+
+  async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    const { revision, startKey, limit = 0 } = options;
+    return this.#read(() => {
+      if (revision !== undefined) this.#checkRevision(revision);
+      if (revision === undefined || revision === this.#revision) return this.#reader.listNewest(prefix, startKey, limit);
+      return this.#reader.listAt(prefix, revision, startKey, limit);
+    });
+  }
+
+  async count(prefix: string): Promise<number> {
+    return this.#read(() => this.#reader.count(prefix));
+  }
+
+  async create(key: string, value: string): Promise<KeyValue> {
+    return (await this.#queue.submit({ kind: 'create', key, value })) as KeyValue;
+  }
+
+  async update(key: string, value: string, expectedRevision?: Revision): Promise<KeyValue> {
+    return (await this.#queue.submit({ kind: 'update', key, value, expectedRevision })) as KeyValue;
+  }
+
+  async delete(key: string, expectedRevision?: Revision): Promise<KeyValue> {
+    return (await this.#queue.submit({ kind: 'delete', key, expectedRevision })) as KeyValue;
+  }
+
+  watch(options: WatchOptions): Watch {
+    return this.#hub.watch(options);
+  }
+
+  waitForRevision(revision: Revision, timeoutMs: number): Promise<boolean> {
+    if (revision <= this.#revision) return Promise.resolve(true);
+    if (this.#closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        revision,
+        resolve: (reached: boolean) => {
+          clearTimeout(timer);
+          this.#waiters = this.#waiters.filter((w) => w !== waiter);
+          resolve(reached);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      this.#waiters.push(waiter);
+    });
+  }
+
+  async ping(): Promise<void> {
+    return this.#read(() => this.#reader.ping());
+  }
+
+  /**
+   * Compacts in batches of compactBatchSize log ids, each its own transaction queued behind the
+   * writes already waiting, so no batch holds the writer for long. Free pages are then returned to
+   * the file system in small incremental-vacuum steps.
+   */
+  async compact(revision: Revision): Promise<number> {
+    if (this.#closed) throw new StorageError('Closed', 'storage is closed');
+    if (revision > this.#revision) {
+      throw new StorageError('FutureRevision', `cannot compact to revision ${revision}: newest is ${this.#revision}`, {
+        revision: this.#revision,
+      });
+    }
+    let removed = 0;
+    for (;;) {
+      const step = (await this.#queue.submit({ kind: 'compact', revision, maxRows: this.#compactBatchSize })) as CompactStep;
+      removed += step.removed;
+      if (step.done) break;
+    }
+    if (removed > 0) await this.#vacuum();
+    return removed;
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#checkpointTimer) clearInterval(this.#checkpointTimer);
+    this.#queue.close();
+    this.#hub.close();
+    for (const w of [...this.#waiters]) w.resolve(false);
+    this.#readerDb.close();
+    this.#writerDb.close();
+  }
+
+  /** runs inside the writer queue's flush: commit, then update memory and tell watchers at once */
+  #execute(ops: readonly WriteOp[]) {
+    let result: ReturnType<SqliteWriter['execute']>;
+    try {
+      result = this.#writer.execute(ops);
+    } catch (err) {
+      throw new StorageError('Unavailable', `storage write failed: ${(err as Error).message}`, { cause: err });
+    }
+    const { effects } = result;
+    this.#revision = effects.revision;
+    if (effects.compactRevision !== undefined) this.#compactRevision = effects.compactRevision;
+    this.#hub.publish(effects.events);
+    if (effects.events.length > 0) {
+      for (const w of this.#waiters.filter((w) => w.revision <= this.#revision)) w.resolve(true);
+    }
+    return result.outcomes;
+  }
+
+  async #vacuum(): Promise<void> {
+    let free = Infinity;
+    for (;;) {
+      const step = (await this.#queue.submit({ kind: 'vacuum', pages: VACUUM_PAGES_PER_STEP })) as VacuumStep;
+      if (step.freePages === 0 || step.freePages >= free) return;
+      free = step.freePages;
+    }
+  }
+
+  #checkpoint(): void {
+    try {
+      this.#writerDb.pragma('wal_checkpoint(PASSIVE)');
+    } catch (err) {
+      this.#logger?.warn({ err }, 'WAL checkpoint failed');
+    }
+  }
+
+  #checkRevision(revision: Revision): void {
+    if (revision < this.#compactRevision) {
+      throw new StorageError('Compacted', `revision ${revision} has been compacted (compacted up to ${this.#compactRevision})`, {
+        revision: this.#compactRevision,
+      });
+    }
+    if (revision > this.#revision) {
+      throw new StorageError('FutureRevision', `revision ${revision} is newer than the newest revision ${this.#revision}`, {
+        revision: this.#revision,
+      });
+    }
+  }
+
+  #read<T>(fn: () => T): Promise<T> {
+    if (this.#closed) return Promise.reject(new StorageError('Closed', 'storage is closed'));
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      if (isStorageError(err)) return Promise.reject(err);
+      return Promise.reject(new StorageError('Unavailable', `storage read failed: ${(err as Error).message}`, { cause: err }));
+    }
+  }
+}
