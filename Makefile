@@ -1,11 +1,16 @@
 # Ballast: the two commands of the README are `make run` and `make test`.
+#   make run   install dependencies, build, and start the API server (embedded SQLite) in the foreground;
+#              extra flags: make run ARGS="--secure-port 7443 --data-dir /tmp/ballast"
+#   make test  build, install test tools (kubectl 1.20 under .tools/), run every test;
+#              the last line of output is `N passed, N failed`
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: all deps build run test unit e2e clean
+.PHONY: all deps build run test test-deps unit e2e clean
 
 all: build
 
+# `npm ci` builds better-sqlite3 from source when no prebuilt binary can be downloaded.
 $(NODE_MODULES_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
@@ -18,8 +23,20 @@ build: deps
 run: build
 	node dist/src/cli/main.js apiserver $(ARGS)
 
+test-deps:
+	bash scripts/install-test-deps.sh
+
 test: build
+	@bash scripts/install-test-deps.sh || echo "warning: test tools could not be installed; tests that need them are skipped" >&2
 	bash scripts/test.sh
+
+# only the unit tests (everything but test/e2e)
+unit: build
+	bash scripts/test.sh $$(find test -name '*.test.ts' -not -path 'test/e2e/*' | sort)
+
+# only the end-to-end tests (real server process, real kubectl)
+e2e: build test-deps
+	bash scripts/test.sh $$(find test/e2e -name '*.test.ts' | sort)
 
 clean:
 	rm -rf dist .tap

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Install what the tests need, when missing; safe to run again (it does nothing the second time).
+#  - kubectl 1.20: Debian's kubernetes-client package, unpacked into .tools/kubernetes-client/ so
+#    the system kubectl is left alone. Binary: .tools/kubernetes-client/usr/bin/kubectl
+#  - kubectl 1.32: expected beside the system kubectl dispatcher as kubectl.1.32 (only checked).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TOOLS=.tools
+KUBECTL_120="$TOOLS/kubernetes-client/usr/bin/kubectl"
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi
+}
+
+if [ -x "$KUBECTL_120" ]; then
+  echo "kubectl 1.20: present ($KUBECTL_120)"
+else
+  echo "kubectl 1.20: fetching Debian's kubernetes-client package"
+  mkdir -p "$TOOLS/download"
+  # apt-get download needs package lists; refresh them only when the package is unknown.
+  if ! apt-cache show kubernetes-client >/dev/null 2>&1; then
+    as_root apt-get update
+  fi
+  if ! (cd "$TOOLS/download" && apt-get download kubernetes-client); then
+    # stale package lists point at versions the mirror no longer has
+    as_root apt-get update
+    (cd "$TOOLS/download" && apt-get download kubernetes-client)
+  fi
+  deb=$(ls -t "$TOOLS"/download/kubernetes-client_*.deb | head -n1)
+  rm -rf "$TOOLS/kubernetes-client"
+  dpkg -x "$deb" "$TOOLS/kubernetes-client"
+  rm -rf "$TOOLS/download"
+  if [ ! -x "$KUBECTL_120" ]; then
+    echo "error: the package did not contain $KUBECTL_120" >&2
+    exit 1
+  fi
+fi
+"$KUBECTL_120" version --client 2>/dev/null | head -n1 || true
+
+# kubectl 1.32 ships with the machine's kubectl (a dispatcher that keeps kubectl.1.NN beside itself).
+if command -v kubectl >/dev/null; then
+  k132="$(dirname "$(readlink -f "$(command -v kubectl)")")/kubectl.1.32"
+  if [ -x "$k132" ]; then
+    echo "kubectl 1.32: present ($k132)"
+  else
+    echo "warning: $k132 not found; the kubectl 1.32 end-to-end tests will be skipped" >&2
+  fi
+else
+  echo "warning: no kubectl on PATH; the kubectl 1.32 end-to-end tests will be skipped" >&2
+fi
