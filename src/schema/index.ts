@@ -9,7 +9,13 @@ import { corePodDefinitions } from './definitions/core-pod';
 import { corePodStatusDefinitions } from './definitions/core-pod-status';
 import { coreVolumeDefinitions } from './definitions/core-volume';
 import { coreStorageDefinitions } from './definitions/core-storage';
+import { coreServiceDefinitions } from './definitions/core-service';
+import { coreNodeDefinitions } from './definitions/core-node';
+import { coreConfigDefinitions } from './definitions/core-config';
 import { appsDefinitions } from './definitions/apps';
+import { batchDefinitions } from './definitions/batch';
+import { coordinationEventsDefinitions } from './definitions/coordination-events';
+import { autoscalingAuthorizationDefinitions } from './definitions/autoscaling-authorization';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -21,7 +27,13 @@ const PARTS: Definitions[] = [
   corePodStatusDefinitions,
   coreVolumeDefinitions,
   coreStorageDefinitions,
+  coreServiceDefinitions,
+  coreNodeDefinitions,
+  coreConfigDefinitions,
   appsDefinitions,
+  batchDefinitions,
+  coordinationEventsDefinitions,
+  autoscalingAuthorizationDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {
