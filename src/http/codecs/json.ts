@@ -1,0 +1,23 @@
+/** application/json: the default request and response format */
+import { errors } from '../../api/errors';
+import type { Codec } from './codec';
+
+export const jsonCodec: Codec = {
+  mediaType: 'application/json',
+  decode(body) {
+    try {
+      return JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      // kube's decoder reports the JSON syntax error of the body as a 400
+      throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    }
+  },
+  encode(value, opts) {
+    // kube's pretty serializer indents two spaces; the compact one ends with a newline
+    return Buffer.from(opts.pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value) + '\n');
+  },
+  encodeFrame(value) {
+    // newline-delimited frames, one watch event per line
+    return Buffer.from(JSON.stringify(value) + '\n');
+  },
+};

@@ -1,0 +1,16 @@
+/** The per-request state the middleware chain fills in, in order, for the handlers after it. */
+import type Koa from 'koa';
+import type pino from 'pino';
+import type { RequestInfo } from './request-info';
+
+export interface ApiState {
+  /** kube's audit ID: the `Audit-ID` request header when given, else a fresh UUID */
+  requestId: string;
+  /** child of the root logger carrying the request id */
+  log: pino.Logger;
+  info: RequestInfo;
+  query: URLSearchParams;
+}
+
+export type ApiContext = Koa.ParameterizedContext<ApiState>;
+export type ApiMiddleware = Koa.Middleware<ApiState>;

@@ -1,0 +1,49 @@
+/**
+ * Aggregated discovery (apidiscovery.k8s.io v2 and v2beta1 APIGroupDiscoveryList): kubectl 1.32
+ * asks for it on /api and /apis and, when answered in that type, needs no other discovery request.
+ */
+import type { KindDefinition } from '../api/kind';
+import type { Scheme } from '../api/scheme';
+import { subresourceVerbs, verbsOf } from './discovery';
+
+export type DiscoveryVersion = 'v2' | 'v2beta1';
+
+function resourceDiscovery(k: KindDefinition): object {
+  const subresources: object[] = [];
+  if (k.scale) {
+    subresources.push({ subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: subresourceVerbs });
+  }
+  if (k.statusSubresource) {
+    subresources.push({ subresource: 'status', responseKind: { group: k.group, version: k.version, kind: k.kind }, verbs: subresourceVerbs });
+  }
+  return {
+    resource: k.resource,
+    responseKind: { group: k.group, version: k.version, kind: k.kind },
+    scope: k.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: k.singular,
+    verbs: verbsOf(k),
+    ...(k.shortNames.length > 0 ? { shortNames: [...k.shortNames] } : {}),
+    ...(k.categories.length > 0 ? { categories: [...k.categories] } : {}),
+    ...(subresources.length > 0 ? { subresources } : {}),
+  };
+}
+
+/** the document for /api (core: true) or /apis (every other group) */
+export function aggregatedDiscovery(scheme: Scheme, core: boolean, v: DiscoveryVersion): object {
+  const items = scheme
+    .groups()
+    .filter((g) => (g.name === '') === core)
+    .map((g) => ({
+      metadata: { ...(g.name ? { name: g.name } : {}), creationTimestamp: null },
+      versions: g.versions.map((version) => ({
+        version,
+        resources: scheme
+          .inGroupVersion(g.name, version)
+          .slice()
+          .sort((a, b) => (a.resource < b.resource ? -1 : a.resource > b.resource ? 1 : 0))
+          .map(resourceDiscovery),
+        freshness: 'Current',
+      })),
+    }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${v}`, metadata: {}, items };
+}

@@ -1,0 +1,24 @@
+/** What every resource verb handler gets: the resolved request and the server's dependencies. */
+import type { KindDefinition } from '../../api/kind';
+import type { Registry, Target } from '../../api/registry/types';
+import type { ApiContext } from '../context';
+import type { ResourceRequestInfo } from '../request-info';
+
+export type Subresource = 'status' | 'scale';
+
+export interface ResourceRequest {
+  ctx: ApiContext;
+  info: ResourceRequestInfo;
+  kind: KindDefinition;
+  target: Target;
+  subresource?: Subresource;
+}
+
+export interface ResourceDeps {
+  registry: Registry;
+  minRequestTimeoutSeconds: number;
+  maxRequestBodyBytes: number;
+  maxWatchBufferedBytes: number;
+  /** registers an open watch's closer for shutdown; returns its unregistration */
+  trackWatch(close: () => void): () => void;
+}

@@ -1,0 +1,71 @@
+/** create (POST), update (PUT) and patch (PATCH), on the resource and its status and scale subresources. */
+import { errors } from '../../api/errors';
+import type { KubeObject } from '../../api/kind';
+import type { WriteResult } from '../../api/registry/types';
+import { apiVersionOf } from '../../api/scheme';
+import { decodeObject, patchTypeOf, readBody } from '../body';
+import { negotiateOutput } from '../negotiate';
+import type { Negotiated } from '../negotiate';
+import { parseCreateOptions, parsePatchOptions, parseUpdateOptions } from '../query';
+import { writeObject, writeWarnings } from '../respond';
+import type { ResourceDeps, ResourceRequest } from './types';
+
+function writeResult(r: ResourceRequest, result: WriteResult, negotiated: Negotiated): void {
+  writeWarnings(r.ctx, result.warnings);
+  writeObject(r.ctx, result.created ? 201 : 200, result.object, negotiated);
+}
+
+/**
+ * decode the body as the kind the URL names (Scale for /scale), filling in apiVersion and kind
+ * when absent as kube's decoder defaults them, and rejecting another group/version or kind with 400
+ */
+async function readObject(r: ResourceRequest, deps: ResourceDeps): Promise<KubeObject> {
+  const body = await readBody(r.ctx.req, deps.maxRequestBodyBytes);
+  const obj = decodeObject(body, r.ctx.get('Content-Type') || undefined, r.kind) as KubeObject;
+  const apiVersion = r.subresource === 'scale' ? 'autoscaling/v1' : apiVersionOf(r.kind);
+  const kind = r.subresource === 'scale' ? 'Scale' : r.kind.kind;
+  if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion) {
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== kind) {
+    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind})`);
+  }
+  return { ...obj, apiVersion, kind };
+}
+
+export async function createResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
+  const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
+  const opts = parseCreateOptions(r.ctx.state.query);
+  const obj = await readObject(r, deps);
+  writeResult(r, await deps.registry.create(r.target, obj, opts), negotiated);
+}
+
+export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
+  const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
+  const opts = parseUpdateOptions(r.ctx.state.query);
+  const obj = await readObject(r, deps);
+  const reg = deps.registry;
+  const result =
+    r.subresource === 'status'
+      ? await reg.updateStatus(r.target, obj, opts)
+      : r.subresource === 'scale'
+        ? await reg.updateScale(r.target, obj, opts)
+        : await reg.update(r.target, obj, opts);
+  writeResult(r, result, negotiated);
+}
+
+export async function patchResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
+  const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
+  const type = patchTypeOf(r.ctx.get('Content-Type') || undefined);
+  const opts = parsePatchOptions(r.ctx.state.query, type);
+  const body = (await readBody(r.ctx.req, deps.maxRequestBodyBytes)).toString('utf8');
+  if (body.trim() === '') throw errors.badRequest('the body of the request was empty');
+  const reg = deps.registry;
+  const result =
+    r.subresource === 'status'
+      ? await reg.patchStatus(r.target, type, body, opts)
+      : r.subresource === 'scale'
+        ? await reg.patchScale(r.target, type, body, opts)
+        : await reg.patch(r.target, type, body, opts);
+  writeResult(r, result, negotiated);
+}

@@ -1,0 +1,67 @@
+/**
+ * Every path the server answers: resources (generic over the Scheme), discovery, /version,
+ * health, and OpenAPI (404 until it is served). Anything else is a 404 NotFound Status.
+ */
+import type { Scheme } from '../api/scheme';
+import type { ApiContext, ApiMiddleware } from './context';
+import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions } from './discovery';
+import { aggregatedDiscovery } from './discovery-aggregated';
+import type { ResourceDeps } from './handlers/types';
+import { serveHealth } from './health';
+import type { HealthEndpoint, HealthOptions } from './health';
+import { methodNotSupported, pathNotFound } from './http-errors';
+import { negotiateOutput } from './negotiate';
+import { serveResource } from './resources';
+import { writeObject } from './respond';
+import type { VersionInfo } from './version';
+
+export interface RoutesOptions {
+  scheme: Scheme;
+  deps: ResourceDeps;
+  health: HealthOptions;
+  version: VersionInfo;
+}
+
+function serveDocument(ctx: ApiContext, doc: object | undefined, allowDiscovery = false, aggregated?: (v: 'v2' | 'v2beta1') => object): void {
+  if (!doc) throw pathNotFound();
+  const negotiated = negotiateOutput(ctx.get('Accept'), { allowTable: false, stream: false, allowDiscovery });
+  ctx.set('Vary', 'Accept');
+  writeObject(ctx, 200, negotiated.discovery && aggregated ? aggregated(negotiated.discovery) : doc, negotiated);
+}
+
+function serverAddress(ctx: ApiContext): string {
+  if (ctx.host) return ctx.host;
+  const s = ctx.req.socket;
+  return `${s.localAddress}:${s.localPort}`;
+}
+
+export function routes(o: RoutesOptions): ApiMiddleware {
+  const { scheme } = o;
+  return async (ctx) => {
+    const info = ctx.state.info;
+    if (info.isResourceRequest) return serveResource(scheme, o.deps, ctx, info);
+
+    const parts = ctx.path.split('/').filter((p) => p !== '');
+    const health = /^(healthz|livez|readyz)$/.exec(parts[0] ?? '');
+    if (health && parts.length <= 2) {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotSupported(parts[0], '', info.verb);
+      return serveHealth(ctx, health[1] as HealthEndpoint, parts[1], o.health, ctx.state.log);
+    }
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      if (['api', 'apis', 'version'].includes(parts[0])) throw methodNotSupported(parts.join('/') || '/', '', info.verb);
+      throw pathNotFound();
+    }
+    if (parts.length === 1 && parts[0] === 'version') return serveDocument(ctx, o.version);
+    if (parts[0] === 'api') {
+      if (parts.length === 1) return serveDocument(ctx, apiVersions(scheme, serverAddress(ctx)), true, (v) => aggregatedDiscovery(scheme, true, v));
+      if (parts.length === 2) return serveDocument(ctx, apiResourceList(scheme, '', parts[1]));
+    }
+    if (parts[0] === 'apis') {
+      if (parts.length === 1) return serveDocument(ctx, apiGroupList(scheme), true, (v) => aggregatedDiscovery(scheme, false, v));
+      if (parts.length === 2) return serveDocument(ctx, apiGroupDocument(scheme, parts[1]));
+      if (parts.length === 3) return serveDocument(ctx, apiResourceList(scheme, parts[1], parts[2]));
+    }
+    // /openapi/v2 and /openapi/v3 come with the OpenAPI issue; kubectl 1.20 falls back on 404
+    throw pathNotFound();
+  };
+}
