@@ -1,0 +1,78 @@
+/**
+ * What every verb needs: the store, the scheme, clocks and generators, and a few shared reads.
+ * One RegistryContext is built by createRegistry and passed to the verb functions.
+ */
+import type pino from 'pino';
+import type { Store, KeyValue } from '../../storage/store';
+import type { Scheme } from '../scheme';
+import type { KindDefinition, KubeObject } from '../kind';
+import type { Definitions } from '../../schema/types';
+import type { Target } from './types';
+import { errors } from '../errors';
+import { decodeStored } from './codec';
+import { objectKey } from './keys';
+import { translateError, qualifiedResource } from './storage-errors';
+
+export interface RegistryContext {
+  readonly store: Store;
+  readonly scheme: Scheme;
+  readonly definitions?: Definitions;
+  readonly logger?: pino.Logger;
+  readonly clock: () => Date;
+  readonly newUid: () => string;
+  /** how long a "not older than" read waits for a future revision */
+  readonly freshnessWaitMs: number;
+  /** the minimum interval between two BOOKMARK events of one watch */
+  readonly bookmarkIntervalMs: number;
+  /** called after a namespace was marked for deletion (the in-process namespace finalizer) */
+  readonly onNamespaceTerminating?: (name: string) => void;
+}
+
+/** the kinds that may carry extra registry knobs beyond KindDefinition (see report: candidates for kind.ts) */
+export interface RegistryKindOptions {
+  /** kube's AllowCreateOnUpdate: PUT of a missing object creates it (few built-in kinds) */
+  allowCreateOnUpdate?: boolean;
+  /** kube's AllowUnconditionalUpdate: PUT without metadata.resourceVersion (default true) */
+  allowUnconditionalUpdate?: boolean;
+  /** kube's ReturnDeletedObject: DELETE answers with the object instead of a Success Status */
+  returnDeletedObject?: boolean;
+}
+
+export function kindOptions(kind: KindDefinition): RegistryKindOptions {
+  return kind as KindDefinition & RegistryKindOptions;
+}
+
+export function requireName(target: Target): string {
+  if (!target.name) throw errors.badRequest('name is required for this request');
+  return target.name;
+}
+
+export function requireNamespace(target: Target): string | undefined {
+  if (target.kind.namespaced && !target.namespace) throw errors.badRequest('namespace is required for this request');
+  return target.kind.namespaced ? target.namespace : undefined;
+}
+
+export interface Current {
+  key: string;
+  kv: KeyValue;
+  obj: KubeObject;
+}
+
+/** the newest stored state of the target object, or 404 */
+export async function readCurrent(ctx: RegistryContext, target: Target): Promise<Current> {
+  const name = requireName(target);
+  const key = objectKey(target.kind, requireNamespace(target), name);
+  let kv: KeyValue | undefined;
+  try {
+    kv = await ctx.store.get(key);
+  } catch (err) {
+    throw translateError(err, target.kind, name);
+  }
+  if (!kv) throw errors.notFound(qualifiedResource(target.kind), name);
+  return { key, kv, obj: decodeStored(target.kind, kv.value, kv.modRevision) };
+}
+
+/** the namespace kind of the scheme (core/v1 namespaces), when served */
+export function namespaceKind(scheme: Scheme): KindDefinition | undefined {
+  return scheme.byResource('', 'v1', 'namespaces');
+}

@@ -1,0 +1,102 @@
+/**
+ * POST: create one object, as kube's create handler and generic store do: check the body's
+ * apiVersion/kind and namespace against the request, system metadata, namespace lifecycle,
+ * defaults, PrepareForCreate, validation, then store.create (201). generateName retries on a name
+ * collision like kube (8 attempts). dryRun runs everything but the write; the response then has no
+ * resourceVersion (kube's dry-run create decodes it at revision 0).
+ */
+import { apiVersionOf } from '../scheme';
+import { ApiError, errors } from '../errors';
+import { isStorageError } from '../../storage/store';
+import type { KindDefinition, KubeObject } from '../kind';
+import type { Target, WriteOptions, WriteResult } from './types';
+import type { RegistryContext } from './context';
+import { requireNamespace } from './context';
+import { clone, decodeStored, encodeForStorage } from './codec';
+import { objectKey } from './keys';
+import { ensureNamespace, initCreateMeta, metaOf } from './meta';
+import { checkNamespaceForCreate } from './namespace-lifecycle';
+import { translateError } from './storage-errors';
+import { validateForCreate } from './validate';
+
+const MAX_NAME_GENERATION_ATTEMPTS = 8;
+
+/** the body must be an object of the target's apiVersion and kind; missing ones are filled */
+export function checkTypeMeta(kind: KindDefinition, body: unknown): KubeObject {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw errors.badRequest('the body of the request must be a JSON object');
+  }
+  const obj = clone(body as KubeObject);
+  const expected = apiVersionOf(kind);
+  if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== expected) {
+    throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
+  }
+  if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== kind.kind) {
+    throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind.kind})`);
+  }
+  obj.apiVersion = expected;
+  obj.kind = kind.kind;
+  metaOf(obj);
+  return obj;
+}
+
+/** the object as it will be stored: metadata, defaults, PrepareForCreate, validation */
+export function prepareCreate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, namespace: string | undefined): KubeObject {
+  initCreateMeta(kind, obj, { namespace, now: ctx.clock(), uid: ctx.newUid() });
+  kind.strategy.defaults(obj);
+  kind.strategy.prepareForCreate?.(obj);
+  if (kind.tracksGeneration) metaOf(obj).generation = 1;
+  validateForCreate(ctx, kind, obj);
+  return obj;
+}
+
+export async function create(ctx: RegistryContext, target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
+  const { kind } = target;
+  const namespace = requireNamespace(target);
+  const original = checkTypeMeta(kind, body);
+  ensureNamespace(kind, metaOf(original), namespace);
+  await checkNamespaceForCreate(ctx, kind, namespace ?? '', original.metadata?.name ?? '');
+  const generated = !original.metadata?.name && !!original.metadata?.generateName;
+  for (let attempt = 1; ; attempt++) {
+    const obj = prepareCreate(ctx, kind, clone(original), namespace);
+    const name = obj.metadata!.name!;
+    if (options.dryRun) {
+      delete obj.metadata!.resourceVersion;
+      return { object: obj, created: true };
+    }
+    const key = objectKey(kind, namespace, name);
+    try {
+      const kv = await ctx.store.create(key, encodeForStorage(kind, obj));
+      return { object: decodeStored(kind, kv.value, kv.modRevision), created: true };
+    } catch (err) {
+      if (!isStorageError(err, 'Exists')) throw translateError(err, kind, name);
+      if (generated) {
+        if (attempt < MAX_NAME_GENERATION_ATTEMPTS) continue;
+        // kube's NewGenerateNameConflict
+        throw new ApiError(
+          409,
+          'AlreadyExists',
+          `${kind.group ? `${kind.resource}.${kind.group}` : kind.resource} "${name}" already exists, the server was not able to generate a unique name for the object`,
+          { name, group: kind.group, kind: kind.resource, retryAfterSeconds: 1 },
+        );
+      }
+      throw await existsError(ctx, kind, key, name);
+    }
+  }
+}
+
+/** AlreadyExists; kube prefixes the message when the existing object is being deleted */
+async function existsError(ctx: RegistryContext, kind: KindDefinition, key: string, name: string): Promise<ApiError> {
+  const err = errors.alreadyExists({ group: kind.group, resource: kind.resource }, name);
+  try {
+    const kv = await ctx.store.get(key);
+    const existing = kv ? (JSON.parse(kv.value) as KubeObject) : undefined;
+    if (existing?.metadata?.deletionTimestamp) {
+      err.status.message = `object is being deleted: ${err.status.message}`;
+      err.message = err.status.message;
+    }
+  } catch {
+    // the plain AlreadyExists is still the right answer
+  }
+  return err;
+}

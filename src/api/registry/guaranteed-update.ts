@@ -1,0 +1,67 @@
+/**
+ * kube's GuaranteedUpdate loop: read the newest object, compute the new one, write it with the
+ * read revision as precondition; on a concurrent writer (store Conflict) read again and retry.
+ * A failed client precondition is an ApiError thrown by `compute` and is never retried.
+ * No-op updates are not written (kube returns the current object with its resourceVersion), and an
+ * update that removes the last finalizer of an object being deleted removes it from storage.
+ */
+import { isStorageError } from '../../storage/store';
+import type { KubeObject } from '../kind';
+import type { Target, WriteResult } from './types';
+import type { Current, RegistryContext } from './context';
+import { readCurrent } from './context';
+import { decodeStored, encodeForStorage } from './codec';
+import { jsonEqual } from './meta';
+import { translateError } from './storage-errors';
+
+const MAX_ATTEMPTS = 16;
+
+export interface UpdateStep {
+  target: Target;
+  dryRun: boolean;
+  /** the new object from the current one, prepared and validated; throws ApiError to stop */
+  compute(current: Current): KubeObject | Promise<KubeObject>;
+}
+
+/**
+ * kube's ShouldDeleteDuringUpdate: no finalizers left on an object whose deletion has no grace left.
+ * Namespaces also need an empty spec.finalizers (kube's namespace store adds that condition).
+ */
+function shouldDeleteDuringUpdate(next: KubeObject, old: KubeObject): boolean {
+  if ((next.metadata?.finalizers ?? []).length > 0) return false;
+  const specFinalizers = (next.spec as { finalizers?: unknown } | undefined)?.finalizers;
+  if (next.kind === 'Namespace' && Array.isArray(specFinalizers) && specFinalizers.length > 0) return false;
+  const oldMeta = old.metadata ?? {};
+  if (!oldMeta.deletionTimestamp) return false;
+  return !oldMeta.deletionGracePeriodSeconds;
+}
+
+export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): Promise<WriteResult> {
+  const { kind } = step.target;
+  const name = step.target.name ?? '';
+  for (let attempt = 0; ; attempt++) {
+    const current = await readCurrent(ctx, step.target);
+    const next = await step.compute(current);
+    const nextValue = encodeForStorage(kind, next);
+    try {
+      if (shouldDeleteDuringUpdate(next, current.obj)) {
+        if (!step.dryRun) await ctx.store.delete(current.key, current.kv.modRevision);
+        // kube answers the PUT with the object of the request, not a Status
+        return { object: next, created: false };
+      }
+      if (jsonEqual(JSON.parse(nextValue), JSON.parse(encodeForStorage(kind, current.obj)))) {
+        return { object: current.obj, created: false };
+      }
+      if (step.dryRun) {
+        next.metadata = { ...(next.metadata ?? {}), resourceVersion: String(current.kv.modRevision) };
+        return { object: next, created: false };
+      }
+      const kv = await ctx.store.update(current.key, nextValue, current.kv.modRevision);
+      return { object: decodeStored(kind, kv.value, kv.modRevision), created: false };
+    } catch (err) {
+      if (isStorageError(err, 'Conflict') && attempt < MAX_ATTEMPTS) continue;
+      // a concurrent delete between our read and our write: the object is gone
+      throw translateError(err, kind, name);
+    }
+  }
+}

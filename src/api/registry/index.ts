@@ -1,0 +1,105 @@
+/**
+ * createRegistry: the API semantics over a Store, one file per verb. See types.ts for the contract
+ * the HTTP layer calls.
+ */
+import { randomUUID } from 'node:crypto';
+import type pino from 'pino';
+import type { Store } from '../../storage/store';
+import type { Scheme } from '../scheme';
+import type { Definitions } from '../../schema/types';
+import type { Registry } from './types';
+import type { RegistryContext } from './context';
+import { DEFAULT_FRESHNESS_WAIT_MS } from './resource-version';
+import { get } from './get';
+import { list } from './list';
+import { watch } from './watch';
+import { create } from './create';
+import { update } from './update';
+import { patch } from './patch';
+import { deleteObject } from './delete';
+import { deleteCollection } from './delete-collection';
+import { getStatus, patchStatus, updateStatus } from './status';
+import { getScale, patchScale, updateScale } from './scale';
+import { NamespaceFinalizer } from './namespace-finalizer';
+import { bootstrap } from './bootstrap';
+import { errors, isApiError } from '../errors';
+
+/** every failure leaves the registry as an ApiError; anything else is a 500 (and logged) */
+function guard<A extends unknown[], R>(logger: pino.Logger | undefined, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    try {
+      return await fn(...args);
+    } catch (err) {
+      if (isApiError(err)) throw err;
+      logger?.error({ err }, 'unexpected registry failure');
+      throw errors.internal(err instanceof Error ? err.message : String(err));
+    }
+  };
+}
+
+export interface RegistryOptions {
+  store: Store;
+  scheme: Scheme;
+  /** schema definitions for the type check of writes and strategic merge patch; skipped when absent */
+  definitions?: Definitions;
+  logger?: pino.Logger;
+  clock?: () => Date;
+  newUid?: () => string;
+  /** how long a "not older than" read waits for a future resourceVersion (default 3000 ms, kube's) */
+  freshnessWaitMs?: number;
+  /** minimum interval between BOOKMARK events of one watch (default 5000 ms) */
+  bookmarkIntervalMs?: number;
+  /** first retry delay of the namespace finalizer while content remains (default 200 ms) */
+  namespaceRetryMs?: number;
+}
+
+export interface RegistryWithLifecycle extends Registry {
+  /** ensure the system namespaces exist; resume namespaces left terminating */
+  bootstrap(): Promise<void>;
+  /** stop background work (namespace finalization) */
+  close(): Promise<void>;
+  /** resolves when no namespace finalization is under way (tests, orderly shutdown) */
+  idle(): Promise<void>;
+}
+
+export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
+  let finalizer: NamespaceFinalizer | undefined;
+  const ctx: RegistryContext = Object.freeze({
+    store: opts.store,
+    scheme: opts.scheme,
+    definitions: opts.definitions,
+    logger: opts.logger,
+    clock: opts.clock ?? (() => new Date()),
+    newUid: opts.newUid ?? randomUUID,
+    freshnessWaitMs: opts.freshnessWaitMs ?? DEFAULT_FRESHNESS_WAIT_MS,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
+    onNamespaceTerminating: (name: string) => finalizer?.schedule(name),
+  });
+  finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
+  const fin = finalizer;
+
+  const g = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => guard(opts.logger, fn);
+  return {
+    get: g((t, o) => get(ctx, t, o)),
+    list: g((t, o) => list(ctx, t, o)),
+    watch: g((t, o, sink) => watch(ctx, t, o, sink)),
+    create: g((t, body, o) => create(ctx, t, body, o)),
+    update: g((t, body, o) => update(ctx, t, body, o)),
+    patch: g((t, type, body, o) => patch(ctx, t, type, body, o)),
+    delete: g((t, o) => deleteObject(ctx, t, o)),
+    deleteCollection: g((t, l, o) => deleteCollection(ctx, t, l, o)),
+    getStatus: g((t, o) => getStatus(ctx, t, o)),
+    updateStatus: g((t, body, o) => updateStatus(ctx, t, body, o)),
+    patchStatus: g((t, type, body, o) => patchStatus(ctx, t, type, body, o)),
+    getScale: g((t, o) => getScale(ctx, t, o)),
+    updateScale: g((t, body, o) => updateScale(ctx, t, body, o)),
+    patchScale: g((t, type, body, o) => patchScale(ctx, t, type, body, o)),
+    bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name)),
+    close: async () => {
+      fin.close();
+    },
+    idle: () => fin.idle(),
+  };
+}
+
+export type { Registry } from './types';

@@ -1,0 +1,51 @@
+/**
+ * PATCH: apply a json, merge or strategic merge patch to the newest object, then continue as an
+ * update. A resourceVersion in the patched result that differs from the current one is a
+ * precondition failure (409). A concurrent writer makes kube's GuaranteedUpdate re-read and
+ * re-apply the patch; a failed client precondition is not retried. Server-side apply is not served
+ * yet: 415 UnsupportedMediaType.
+ */
+import { errors } from '../errors';
+import type { KubeObject } from '../kind';
+import type { PatchType, Target, WriteOptions, WriteResult } from './types';
+import type { RegistryContext } from './context';
+import { requireName, requireNamespace } from './context';
+import { clone } from './codec';
+import { applyPatch } from '../patch';
+import { checkTypeMeta } from './create';
+import { guaranteedUpdate } from './guaranteed-update';
+import { ensureNamespace, metaOf } from './meta';
+import { checkName, prepareUpdate } from './update';
+
+/** apply a non-apply patch to a copy of doc; the result must still be an object */
+export function patchObject(ctx: RegistryContext, type: PatchType, doc: KubeObject, body: string, root: string): KubeObject {
+  if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  const result = applyPatch(type, clone(doc), body, { definitions: ctx.definitions, root });
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+    throw errors.badRequest('the patched object must be a JSON object');
+  }
+  return result as KubeObject;
+}
+
+export async function patch(
+  ctx: RegistryContext,
+  target: Target,
+  type: PatchType,
+  body: string,
+  options: WriteOptions & { force?: boolean },
+): Promise<WriteResult> {
+  const { kind } = target;
+  const name = requireName(target);
+  const namespace = requireNamespace(target);
+  if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  return guaranteedUpdate(ctx, {
+    target,
+    dryRun: options.dryRun,
+    compute: (current) => {
+      const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
+      ensureNamespace(kind, metaOf(patched), namespace);
+      checkName(patched, name);
+      return prepareUpdate(ctx, kind, patched, current);
+    },
+  });
+}

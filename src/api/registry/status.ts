@@ -1,0 +1,82 @@
+/**
+ * The status subresource. GET answers the whole object. PUT and PATCH change only status: as kube's
+ * status strategies (deploymentStatusStrategy and friends) do, everything but metadata and status
+ * comes from the stored object, labels too; generation is not bumped. Same resourceVersion
+ * precondition rules as the main resource.
+ */
+import { errors } from '../errors';
+import type { KindDefinition, KubeObject } from '../kind';
+import type { GetOptions, PatchType, Target, WriteOptions, WriteResult } from './types';
+import type { Current, RegistryContext } from './context';
+import { requireName, requireNamespace } from './context';
+import { clone } from './codec';
+import { get } from './get';
+import { carryUpdateMeta, ensureNamespace, metaOf, specPart } from './meta';
+import { checkTypeMeta } from './create';
+import { guaranteedUpdate } from './guaranteed-update';
+import { checkName, checkPrecondition } from './update';
+import { patchObject } from './patch';
+import { validateForStatusUpdate } from './validate';
+
+function requireStatus(kind: KindDefinition): void {
+  if (!kind.statusSubresource) throw errors.notFound({ group: kind.group, resource: `${kind.resource}/status` }, '');
+}
+
+export async function getStatus(ctx: RegistryContext, target: Target, options: GetOptions): Promise<KubeObject> {
+  requireStatus(target.kind);
+  return get(ctx, target, options);
+}
+
+/** the status write of `obj` over the current object */
+function prepareStatusUpdate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, current: Current): KubeObject {
+  checkPrecondition(kind, obj, current);
+  const old = current.obj;
+  const next: KubeObject = { ...clone(specPart(old)), apiVersion: old.apiVersion, kind: old.kind, metadata: obj.metadata };
+  if (obj.status !== undefined) next.status = obj.status;
+  carryUpdateMeta(next, old);
+  const meta = metaOf(next);
+  if (old.metadata?.labels) meta.labels = clone(old.metadata.labels);
+  else delete meta.labels;
+  kind.strategy.defaults(next);
+  validateForStatusUpdate(ctx, kind, next, old);
+  return next;
+}
+
+export async function updateStatus(ctx: RegistryContext, target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
+  const { kind } = target;
+  requireStatus(kind);
+  const name = requireName(target);
+  const namespace = requireNamespace(target);
+  const original = checkTypeMeta(kind, body);
+  ensureNamespace(kind, metaOf(original), namespace);
+  checkName(original, name);
+  return guaranteedUpdate(ctx, {
+    target,
+    dryRun: options.dryRun,
+    compute: (current) => prepareStatusUpdate(ctx, kind, clone(original), current),
+  });
+}
+
+export async function patchStatus(
+  ctx: RegistryContext,
+  target: Target,
+  type: PatchType,
+  body: string,
+  options: WriteOptions & { force?: boolean },
+): Promise<WriteResult> {
+  const { kind } = target;
+  requireStatus(kind);
+  const name = requireName(target);
+  const namespace = requireNamespace(target);
+  if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  return guaranteedUpdate(ctx, {
+    target,
+    dryRun: options.dryRun,
+    compute: (current) => {
+      const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
+      ensureNamespace(kind, metaOf(patched), namespace);
+      checkName(patched, name);
+      return prepareStatusUpdate(ctx, kind, patched, current);
+    },
+  });
+}
