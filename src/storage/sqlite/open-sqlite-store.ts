@@ -1,24 +1,17 @@
-import type { Logger } from 'pino';
 import { openSqliteConnections } from './sqlite-connections';
-import { SqliteStore } from './sqlite-store';
+import { SqliteStore, type SqliteStoreOptions } from './sqlite-store';
 
-export interface OpenSqliteStoreOptions {
-  logger?: Logger;
+export interface OpenSqliteStoreOptions extends Omit<SqliteStoreOptions, 'writer' | 'reader'> {
+  /** FULL (default): every acknowledged commit is on disk; NORMAL: the newest may be lost on power loss */
   synchronous?: 'FULL' | 'NORMAL';
-  watchBufferSize?: number;
-  checkpointIntervalMs?: number;
-  progressIntervalMs?: number;
-  compactBatchSize?: number;
 }
 
 /** open (creating and migrating if needed) a SQLite database file as a Store */
 export async function openSqliteStore(file: string, options: OpenSqliteStoreOptions = {}): Promise<SqliteStore> {
-  const { writer, reader } = await openSqliteConnections(file, {
-    synchronous: options.synchronous ?? 'FULL',
-    logger: options.logger,
-  });
+  const { synchronous = 'FULL', ...storeOptions } = options;
+  const { writer, reader } = await openSqliteConnections(file, { synchronous, logger: options.logger });
   try {
-    return new SqliteStore({ ...options, writer, reader });
+    return new SqliteStore({ ...storeOptions, writer, reader });
   } catch (err) {
     reader.close();
     writer.close();

@@ -29,6 +29,8 @@ export interface SqliteStoreOptions {
   progressIntervalMs?: number;
   /** log ids inspected per compaction transaction (default 500) */
   compactBatchSize?: number;
+  /** revisions read from the log per step of a watch's history replay (default 1000) */
+  watchReplayStep?: number;
 }
 
 const VACUUM_PAGES_PER_STEP = 256;
@@ -69,6 +71,7 @@ export class SqliteStore implements Store {
       currentRevision: () => this.#revision,
       compactRevision: () => this.#compactRevision,
       progressIntervalMs: options.progressIntervalMs,
+      replayStep: options.watchReplayStep,
       logger: options.logger,
     });
     const every = options.checkpointIntervalMs ?? 1000;
