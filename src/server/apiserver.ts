@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
@@ -46,42 +47,29 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   logger.info({ dataDir: config.dataDir }, `Using data dir ${config.dataDir}`);
 
   const tls = loadTls(config, logger);
-  const store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: true });
-  const stopCompactor =
-    config.compactionIntervalMs > 0
-      ? startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) })
-      : undefined;
-  let ready = false;
+  const store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
+  // an interval of 0 gives a compactor that never runs
+  const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
+  let registry: ReturnType<typeof createRegistry> | undefined;
   try {
     const scheme = new Scheme(builtinKinds());
-    const registry = createRegistry({ store, scheme, definitions, logger: logger.child({ component: 'registry' }) });
+    registry = createRegistry({ store, scheme, definitions, logger: logger.child({ component: 'registry' }) });
     await registry.bootstrap();
 
-    const app = createApiServerApp({
+    const api = createApiServerApp({
       scheme,
       registry,
       logger,
-      health: [
-        { name: 'etcd', check: () => store.ping() },
-        {
-          // kube fails /readyz (only) from the moment shutdown begins
-          name: 'shutdown',
-          readyzOnly: true,
-          check: async () => {
-            if (!ready) throw new Error('the server is shutting down');
-          },
-        },
-      ],
+      health: [{ name: 'etcd', check: () => store.ping() }],
       version: versionInfo(),
       options: {
-        requestTimeoutMs: config.requestTimeoutMs,
+        requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
         maxRequestsInflight: config.maxRequestsInflight,
         maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
       },
     });
-    const server = await startServer({ app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key });
-    ready = true;
+    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key });
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -91,25 +79,45 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       `Serving on ${url} (data dir ${config.dataDir}); use kubectl --kubeconfig ${kubeconfigPath}`,
     );
 
+    const running = registry;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
-        ready = false;
+        // /readyz fails from now on and open watches end, so clients move elsewhere
+        api.shutdown();
         if (config.shutdownDelayMs > 0) {
           logger.info({ delayMs: config.shutdownDelayMs }, 'Not ready; still serving during --shutdown-delay-duration');
           await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         }
-        await server.close();
-        await stopCompactor?.();
+        await closeGracefully(server, config.requestTimeoutMs);
+        await running.close();
+        await running.idle();
+        compactor.stop();
         await store.close();
         logger.info('Shutdown complete');
       })());
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
-    await stopCompactor?.();
+    await registry?.close();
+    compactor.stop();
     await store.close();
     throw err;
   }
+}
+
+/**
+ * Stop accepting connections and let in-flight requests finish; idle keep-alive connections are
+ * closed at once, and whatever is still open after graceMs is cut.
+ */
+function closeGracefully(server: https.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 /** the serving certificate: the given files, or our generated CA and certificate in --cert-dir */
