@@ -18,6 +18,7 @@ import { ensureNamespace, initCreateMeta, metaOf } from './meta';
 import { checkNamespaceForCreate } from './namespace-lifecycle';
 import { translateError } from './storage-errors';
 import { validateForCreate } from './validate';
+import { checkSchema } from './schema-check';
 
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
@@ -54,6 +55,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
   const { kind } = target;
   const namespace = requireNamespace(target);
   const original = checkTypeMeta(kind, body);
+  const warnings = checkSchema(ctx, kind, original, options.fieldValidation);
   ensureNamespace(kind, metaOf(original), namespace);
   await checkNamespaceForCreate(ctx, kind, namespace ?? '', original.metadata?.name ?? '');
   const generated = !original.metadata?.name && !!original.metadata?.generateName;
@@ -62,12 +64,12 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
     const name = obj.metadata!.name!;
     if (options.dryRun) {
       delete obj.metadata!.resourceVersion;
-      return { object: obj, created: true };
+      return withWarnings({ object: obj, created: true }, warnings);
     }
     const key = objectKey(kind, namespace, name);
     try {
       const kv = await ctx.store.create(key, encodeForStorage(kind, obj));
-      return { object: decodeStored(kind, kv.value, kv.modRevision), created: true };
+      return withWarnings({ object: decodeStored(kind, kv.value, kv.modRevision), created: true }, warnings);
     } catch (err) {
       if (!isStorageError(err, 'Exists')) throw translateError(err, kind, name);
       if (generated) {
@@ -83,6 +85,11 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
       throw await existsError(ctx, kind, key, name);
     }
   }
+}
+
+export function withWarnings(result: WriteResult, warnings: Iterable<string>): WriteResult {
+  const list = [...new Set(warnings)];
+  return list.length ? { ...result, warnings: list } : result;
 }
 
 /** AlreadyExists; kube prefixes the message when the existing object is being deleted */

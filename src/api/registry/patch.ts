@@ -12,7 +12,8 @@ import type { RegistryContext } from './context';
 import { requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { applyPatch } from '../patch';
-import { checkTypeMeta } from './create';
+import { checkTypeMeta, withWarnings } from './create';
+import { checkSchema } from './schema-check';
 import { guaranteedUpdate } from './guaranteed-update';
 import { ensureNamespace, metaOf } from './meta';
 import { checkName, prepareUpdate } from './update';
@@ -20,7 +21,9 @@ import { checkName, prepareUpdate } from './update';
 /** apply a non-apply patch to a copy of doc; the result must still be an object */
 export function patchObject(ctx: RegistryContext, type: PatchType, doc: KubeObject, body: string, root: string): KubeObject {
   if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
-  const result = applyPatch(type, clone(doc), body, { definitions: ctx.definitions, root });
+  const defs = ctx.definitions;
+  // strategic merge patch needs the kind's schema (list merge keys); without it kube answers 400
+  const result = applyPatch(type, clone(doc), body, defs && defs[root] ? { definitions: defs, root } : undefined);
   if (typeof result !== 'object' || result === null || Array.isArray(result)) {
     throw errors.badRequest('the patched object must be a JSON object');
   }
@@ -38,14 +41,17 @@ export async function patch(
   const name = requireName(target);
   const namespace = requireNamespace(target);
   if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
-  return guaranteedUpdate(ctx, {
+  let warnings: string[] = [];
+  const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,
     compute: (current) => {
       const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
+      warnings = checkSchema(ctx, kind, patched, options.fieldValidation);
       ensureNamespace(kind, metaOf(patched), namespace);
       checkName(patched, name);
       return prepareUpdate(ctx, kind, patched, current);
     },
   });
+  return withWarnings(result, warnings);
 }

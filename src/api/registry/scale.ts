@@ -14,6 +14,7 @@ import { get } from './get';
 import { guaranteedUpdate } from './guaranteed-update';
 import { patchObject } from './patch';
 import { prepareUpdate, checkName } from './update';
+import { checkSchemaOf } from './schema-check';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
@@ -85,6 +86,7 @@ export async function updateScale(ctx: RegistryContext, target: Target, body: Ku
   scaleOf(kind);
   const name = requireName(target);
   const scale = checkScaleBody(body);
+  checkSchemaOf(ctx, SCALE_SCHEMA, { kind: 'Scale', version: 'v1' }, scale, options.fieldValidation);
   checkName(scale, name);
   const result = await guaranteedUpdate(ctx, { target, dryRun: options.dryRun, compute: (current) => applyScale(ctx, kind, scale, current) });
   return { ...result, object: toScale(kind, result.object) };
@@ -107,6 +109,7 @@ export async function patchScale(
     dryRun: options.dryRun,
     compute: (current) => {
       const scale = checkScaleBody(patchObject(ctx, type, toScale(kind, current.obj), body, SCALE_SCHEMA));
+      checkSchemaOf(ctx, SCALE_SCHEMA, { kind: 'Scale', version: 'v1' }, scale, options.fieldValidation);
       checkName(scale, name);
       return applyScale(ctx, kind, scale, current);
     },

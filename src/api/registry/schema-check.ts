@@ -1,12 +1,49 @@
 /**
- * The schema type check of a written object against the kind's OpenAPI definition: wrong types are
- * 400 BadRequest, as kube's decoder reports them. Skipped when no definitions were given.
+ * The schema check of a written object against the kind's OpenAPI definition, as kube's decoder
+ * does it: wrong JSON types are 400 BadRequest (`Deployment in version "v1" cannot be handled as a
+ * Deployment: json: cannot unmarshal ...`); unknown fields follow fieldValidation: Strict -> 400
+ * `strict decoding error: unknown field "spec.x"`, Warn (the default) -> warnings, Ignore -> nothing.
+ * Skipped when the registry has no definitions. Required/enum/format problems are left to the
+ * kind's strategy, which reports them as kube's validation does (422).
  */
+import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
+import type { WriteOptions } from './types';
 import type { RegistryContext } from './context';
+import { createSchemaValidator } from '../../schema/validator';
+import type { SchemaValidator } from '../../schema/validator';
+import type { Definitions } from '../../schema/types';
 
-export function checkSchema(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject): void {
-  if (!ctx.definitions) return;
-  void kind;
-  void obj;
+const validators = new WeakMap<Definitions, SchemaValidator>();
+
+function validatorFor(defs: Definitions): SchemaValidator {
+  let v = validators.get(defs);
+  if (!v) validators.set(defs, (v = createSchemaValidator(defs)));
+  return v;
+}
+
+/** type-check obj against the definition named schemaName; returns warnings for the response */
+export function checkSchemaOf(
+  ctx: RegistryContext,
+  schemaName: string,
+  label: { kind: string; version: string },
+  obj: KubeObject,
+  fieldValidation: WriteOptions['fieldValidation'],
+): string[] {
+  if (!ctx.definitions || !ctx.definitions[schemaName]) return [];
+  const validator = validatorFor(ctx.definitions);
+  const typeIssues = validator.validate(schemaName, obj).filter((i) => i.type === 'type');
+  if (typeIssues.length) {
+    throw errors.badRequest(`${label.kind} in version "${label.version}" cannot be handled as a ${label.kind}: ${typeIssues[0].message}`);
+  }
+  if (fieldValidation === 'Ignore') return [];
+  const unknown = validator.unknownFields(schemaName, obj);
+  if (!unknown.length) return [];
+  const texts = unknown.map((f) => `unknown field "${f}"`);
+  if (fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${texts.join(', ')}`);
+  return texts;
+}
+
+export function checkSchema(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, fieldValidation?: WriteOptions['fieldValidation']): string[] {
+  return checkSchemaOf(ctx, kind.schemaName, { kind: kind.kind, version: kind.version }, obj, fieldValidation);
 }

@@ -12,7 +12,8 @@ import { requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { get } from './get';
 import { carryUpdateMeta, ensureNamespace, metaOf, specPart } from './meta';
-import { checkTypeMeta } from './create';
+import { checkTypeMeta, withWarnings } from './create';
+import { checkSchema } from './schema-check';
 import { guaranteedUpdate } from './guaranteed-update';
 import { checkName, checkPrecondition } from './update';
 import { patchObject } from './patch';
@@ -48,13 +49,15 @@ export async function updateStatus(ctx: RegistryContext, target: Target, body: K
   const name = requireName(target);
   const namespace = requireNamespace(target);
   const original = checkTypeMeta(kind, body);
+  const warnings = checkSchema(ctx, kind, original, options.fieldValidation);
   ensureNamespace(kind, metaOf(original), namespace);
   checkName(original, name);
-  return guaranteedUpdate(ctx, {
+  const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,
     compute: (current) => prepareStatusUpdate(ctx, kind, clone(original), current),
   });
+  return withWarnings(result, warnings);
 }
 
 export async function patchStatus(
@@ -69,14 +72,17 @@ export async function patchStatus(
   const name = requireName(target);
   const namespace = requireNamespace(target);
   if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
-  return guaranteedUpdate(ctx, {
+  let warnings: string[] = [];
+  const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,
     compute: (current) => {
       const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
+      warnings = checkSchema(ctx, kind, patched, options.fieldValidation);
       ensureNamespace(kind, metaOf(patched), namespace);
       checkName(patched, name);
       return prepareStatusUpdate(ctx, kind, patched, current);
     },
   });
+  return withWarnings(result, warnings);
 }

@@ -12,7 +12,8 @@ import type { Current, RegistryContext } from './context';
 import { kindOptions, requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { bumpGeneration, carryUpdateMeta, ensureNamespace, metaOf } from './meta';
-import { checkTypeMeta, create } from './create';
+import { checkTypeMeta, create, withWarnings } from './create';
+import { checkSchema } from './schema-check';
 import { guaranteedUpdate } from './guaranteed-update';
 import { parseResourceVersion } from './resource-version';
 import { OPTIMISTIC_LOCK_MESSAGE, qualifiedResource } from './storage-errors';
@@ -69,14 +70,16 @@ export async function update(ctx: RegistryContext, target: Target, body: KubeObj
   const name = requireName(target);
   const namespace = requireNamespace(target);
   const original = checkTypeMeta(kind, body);
+  const warnings = checkSchema(ctx, kind, original, options.fieldValidation);
   ensureNamespace(kind, metaOf(original), namespace);
   checkName(original, name);
   try {
-    return await guaranteedUpdate(ctx, {
+    const result = await guaranteedUpdate(ctx, {
       target,
       dryRun: options.dryRun,
       compute: (current) => prepareUpdate(ctx, kind, clone(original), current),
     });
+    return withWarnings(result, warnings);
   } catch (err) {
     // kube's create-on-update (AllowCreateOnUpdate kinds only): a missing object is created
     if (isApiError(err) && err.code === 404 && err.status.details?.name === name && kindOptions(kind).allowCreateOnUpdate) {

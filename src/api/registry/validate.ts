@@ -1,20 +1,18 @@
 /**
- * Validation of a write, in kube's order: the schema type check (kube's decode errors: 400), then
- * metadata (ValidateObjectMeta[Update]) and the kind's strategy (422 Invalid with all causes).
+ * Validation of a write: metadata (ValidateObjectMeta[Update]) and the kind's strategy, all causes in
+ * one 422 Invalid. (The schema type check runs earlier, on the decoded body: schema-check.ts.)
  */
 import { errors } from '../errors';
 import type { StatusCause } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../validation';
 import type { RegistryContext } from './context';
-import { checkSchema } from './schema-check';
 
 function fail(kind: KindDefinition, obj: KubeObject, causes: StatusCause[]): never {
   throw errors.invalid(kind.kind, kind.group, obj.metadata?.name ?? '', causes);
 }
 
 export function validateForCreate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject): void {
-  checkSchema(ctx, kind, obj);
   const causes = [
     ...validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, nameValidation: kind.nameValidation, isCreate: true }),
     ...kind.strategy.validate(obj),
@@ -44,7 +42,6 @@ function deletionCauses(obj: KubeObject, old: KubeObject): StatusCause[] {
 }
 
 export function validateForUpdate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, old: KubeObject): void {
-  checkSchema(ctx, kind, obj);
   const causes = [
     ...validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, nameValidation: kind.nameValidation, isCreate: false }),
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
@@ -56,7 +53,6 @@ export function validateForUpdate(ctx: RegistryContext, kind: KindDefinition, ob
 
 /** a write to the status subresource: metadata update rules plus the kind's status validation */
 export function validateForStatusUpdate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, old: KubeObject): void {
-  checkSchema(ctx, kind, obj);
   const causes = [
     ...validateObjectMeta(obj.metadata, { namespaced: kind.namespaced, nameValidation: kind.nameValidation, isCreate: false }),
     ...validateObjectMetaUpdate(obj.metadata, old.metadata),
