@@ -1,5 +1,8 @@
+import path from 'node:path';
 import t from 'tap';
-import { tempSqliteStore } from './fixtures/temp-store';
+import { openSqliteConnections } from '../../src/storage/sqlite/sqlite-connections';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store';
+import { tempDir, tempSqliteStore } from './fixtures/temp-store';
 
 t.test('group commit: 200 concurrent creates commit in a few transactions', async (t) => {
   const { store } = await tempSqliteStore(t);
@@ -81,4 +84,27 @@ t.test('compaction gives the freed pages back (incremental vacuum)', async (t) =
   t.equal(await store.compact(store.currentRevision()), 500);
   const after = pages();
   t.ok(after < before / 4, `pages ${before} -> ${after}`);
+});
+
+t.test('a transaction that fails as a whole fails its batch with Unavailable and uses no revision', async (t) => {
+  const file = path.join(tempDir(t), 'state.db');
+  const { writer, reader } = await openSqliteConnections(file, { synchronous: 'FULL' });
+  const store = new SqliteStore({ writer, reader });
+  t.teardown(() => store.close());
+  await store.create('/u/a', 'small');
+  // a file that cannot grow: the next large write gets SQLITE_FULL in the middle of the batch
+  const pages = Number(writer.pragma('page_count', { simple: true }));
+  writer.pragma(`max_page_count = ${pages + 2}`);
+  const big = 'x'.repeat(64 * 1024);
+  const settled = await Promise.allSettled([store.create('/u/b', 'fits'), store.create('/u/c', big)]);
+  t.same(
+    settled.map((s) => (s.status === 'rejected' ? (s.reason as { code: string }).code : 'ok')),
+    ['Unavailable', 'Unavailable'],
+    'the whole batch was rolled back',
+  );
+  t.equal(store.currentRevision(), 1);
+  t.equal(await store.get('/u/b'), undefined);
+  writer.pragma('max_page_count = 1073741823');
+  const next = await store.create('/u/c', big);
+  t.equal(next.modRevision, 2, 'the next revision follows without a gap');
 });
