@@ -27,7 +27,8 @@ function walk(defs: Definitions, start: SchemaNode, value: unknown, path: string
     if (prop && Object.prototype.hasOwnProperty.call(node.properties, key)) {
       walk(defs, prop, child, path ? `${path}.${key}` : key, found);
     } else if (additional && typeof additional === 'object') {
-      walk(defs, additional, child, `${path}[${key}]`, found);
+      // kube's strict decoder writes map keys like struct fields: `extra.key.field`
+      walk(defs, additional, child, path ? `${path}.${key}` : key, found);
     } else if (additional !== true) {
       found.push(path ? `${path}.${key}` : key);
     }

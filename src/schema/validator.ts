@@ -57,7 +57,9 @@ export function createSchemaValidator(defs: Definitions): SchemaValidator {
       const value = dropNulls(obj);
       if (value === undefined) return [];
       if (fn(value)) return [];
-      return dedupe((fn.errors ?? []).map((err) => toIssue(defs, schemaName, value, err)));
+      // a null list item decodes to the zero value in Go: not a type error
+      const errors = (fn.errors ?? []).filter((err) => !(err.keyword === 'type' && valueAt(value, splitPointer(err.instancePath)) === null));
+      return dedupe(errors.map((err) => toIssue(defs, schemaName, value, err)));
     },
     unknownFields(schemaName, obj) {
       if (!defs[schemaName]) throw new Error(`unknown schema definition ${schemaName}`);

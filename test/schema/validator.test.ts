@@ -88,6 +88,9 @@ t.test('null means unset, as in kube decoding', async (t) => {
   (d.spec as Record<string, unknown>).template = null;
   t.same(v.validate(DEPLOYMENT, d), [{ field: 'spec.template', type: 'required', message: 'Required value' }]);
   t.same(v.validate(DEPLOYMENT, null), [], 'a null document is an empty one');
+  (d.spec as Record<string, unknown>).template = deployment().spec.template;
+  (d.spec.template.spec.containers[0] as Record<string, unknown>).args = ['a', null];
+  t.same(v.validate(DEPLOYMENT, d), [], 'a null list item is a zero value, not a type error');
 });
 
 t.test('int-or-string and quantities accept both forms and reject others', async (t) => {
@@ -160,6 +163,20 @@ t.test('unknown fields are listed with kube paths; maps and preserved values acc
   ]);
   const rev = { apiVersion: 'apps/v1', kind: 'ControllerRevision', revision: 1, data: { whatever: { deep: 1 } } };
   t.same(v.unknownFields('io.k8s.api.apps.v1.ControllerRevision', rev), []);
+});
+
+t.test('unknown fields inside map values are named like struct fields', async (t) => {
+  const mapOfStructs = createSchemaValidator({
+    'x.Holder': {
+      description: 'test',
+      type: 'object',
+      properties: { byName: { type: 'object', additionalProperties: { type: 'object', properties: { a: { type: 'string' } } } } },
+    },
+  });
+  t.same(mapOfStructs.unknownFields('x.Holder', { byName: { one: { a: 'x', b: 1 } } }), ['byName.one.b']);
+  t.same(mapOfStructs.validate('x.Holder', { byName: { one: { a: 1 } } }), [
+    { field: 'byName[one].a', type: 'type', message: 'json: cannot unmarshal number into Go struct field Holder.byName.a of type string' },
+  ]);
 });
 
 t.test('unknown schema names throw; validators are reused', async (t) => {
