@@ -42,7 +42,11 @@ export interface ListOptions {
    * Throws Compacted when revision < compactRevision(); throws FutureRevision when revision > currentRevision().
    */
   revision?: Revision;
-  /** only keys >= startKey (used by continue tokens); must still begin with the prefix */
+  /**
+   * only keys >= startKey (used by continue tokens); must still begin with the prefix. To continue
+   * after a page, pass the page's last key + '\u0000' (as kube's etcd3 store does) together with
+   * the page's revision. A startKey ordered before the prefix is ignored.
+   */
   startKey?: string;
   /** at most this many items (0 or undefined: no limit) */
   limit?: number;
@@ -54,7 +58,11 @@ export interface ListResult {
   revision: Revision;
   /** true when keys after the last item exist under the prefix at that revision */
   more: boolean;
-  /** number of keys after the returned items, when cheap to know; otherwise undefined */
+  /**
+   * number of keys after the returned items, when cheap to know; otherwise undefined. The SQLite
+   * store sets it (0 when more is false) for reads of the newest state and leaves it undefined for
+   * reads at an older revision.
+   */
   remaining?: number;
 }
 
@@ -63,14 +71,21 @@ export interface WatchOptions {
   afterRevision: Revision;
   /** every key starting with this prefix */
   prefix: string;
-  /** called for each event, strictly in revision order, with no gaps or duplicates for that prefix */
+  /**
+   * called for each event, strictly in revision order, with no gaps or duplicates for that prefix.
+   * Never called before watch() has returned. An exception thrown here is logged and ignored.
+   */
   onEvent: (event: StoreEvent) => void;
   /**
    * called once when the watch ends abnormally (Compacted history, a watcher that fell behind,
    * store closing). No events follow it.
    */
   onError: (err: StorageError) => void;
-  /** called when the store knows all events up to `revision` have been delivered (for BOOKMARKs) */
+  /**
+   * called when the store knows all events up to `revision` have been delivered (for BOOKMARKs).
+   * The SQLite store calls it about once a second once the watch has caught up with the newest
+   * revision (not while it is still replaying history).
+   */
   onProgress?: (revision: Revision) => void;
 }
 
@@ -85,9 +100,15 @@ export interface Store {
   /** the revision at or below which history has been compacted (0 if never) */
   compactRevision(): Revision;
 
-  /** the newest value of key, or, with revision, the value at that revision; undefined if absent */
+  /**
+   * the newest value of key, or, with revision, the value at that revision; undefined if absent.
+   * With a revision: Compacted if revision < compactRevision(), FutureRevision if > currentRevision().
+   */
   get(key: string, revision?: Revision): Promise<KeyValue | undefined>;
-  /** keys beginning with prefix, in ascending key order */
+  /**
+   * keys beginning with prefix, in ascending key order (byte order of their UTF-8 encoding); at most
+   * options.limit of them, and `more` tells whether others follow.
+   */
   list(prefix: string, options?: ListOptions): Promise<ListResult>;
   /** number of keys beginning with prefix at the newest revision */
   count(prefix: string): Promise<number>;
@@ -105,7 +126,11 @@ export interface Store {
    */
   delete(key: string, expectedRevision?: Revision): Promise<KeyValue>;
 
-  /** start a watch; see WatchOptions. Events begin after options.afterRevision. */
+  /**
+   * start a watch; see WatchOptions. Events begin after options.afterRevision, which may be older
+   * than the in-memory event buffer (history is then replayed from the log) or newer than the newest
+   * revision (events start once it is passed). Errors (Compacted, Closed) arrive through onError.
+   */
   watch(options: WatchOptions): Watch;
 
   /**
@@ -116,8 +141,17 @@ export interface Store {
 
   /** a cheap round trip to the database (health checks) */
   ping(): Promise<void>;
-  /** compact history up to and including revision (superseded rows and tombstones); returns rows removed */
+  /**
+   * compact history up to and including revision (superseded rows and tombstones); returns rows
+   * removed. Afterwards reads and watches at revisions < revision are Compacted; the state at every
+   * revision >= revision stays readable, and the newest value of every key is never removed.
+   * A revision <= compactRevision() removes nothing; > currentRevision() throws FutureRevision.
+   */
   compact(revision: Revision): Promise<number>;
+  /**
+   * stop: queued writes fail with Closed, watches end with onError(Closed), later calls fail with
+   * Closed. Idempotent.
+   */
   close(): Promise<void>;
 }
 
