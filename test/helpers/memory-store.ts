@@ -203,7 +203,7 @@ export class MemoryStore implements Store {
       setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
         resolve(this.#rev >= revision);
-      }, timeoutMs).unref();
+      }, timeoutMs);
     });
   }
 
