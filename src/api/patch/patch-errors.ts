@@ -43,7 +43,8 @@ export function toApiError(err: unknown): ApiError {
     // kube passes other merge errors through untyped: a 500 whose reason is empty (Unknown)
     return new ApiError(500, undefined, err.message);
   }
-  if (err instanceof RangeError) return errors.badRequest(`invalid character exceeded max depth`);
+  // the call stack ran out before Go's nesting limit: refuse the body rather than crash
+  if (err instanceof RangeError) return errors.badRequest('exceeded max depth');
   throw err;
 }
 

@@ -36,10 +36,13 @@ export function stripDirectiveKeys<T>(value: T): T {
   if (!isJsonObject(value)) return value;
   const out: JsonMap = {};
   for (const [k, v] of Object.entries(value)) {
-    if (k === retainKeysDirective || k.startsWith(`${setElementOrderPrefix}/`) || k.startsWith(`${deleteFromPrimitiveListPrefix}/`)) continue;
-    out[k] = stripDirectiveKeys(v);
+    if (!isDirectiveKey(k)) out[k] = stripDirectiveKeys(v);
   }
   return out as T;
+}
+
+function isDirectiveKey(k: string): boolean {
+  return k === retainKeysDirective || k.startsWith(`${setElementOrderPrefix}/`) || k.startsWith(`${deleteFromPrimitiveListPrefix}/`);
 }
 
 /**
@@ -60,11 +63,11 @@ export function patchValueAsIs(value: Json): Json | undefined {
   if (has(value, directiveMarker)) return undefined;
   const out: JsonMap = {};
   for (const [k, v] of Object.entries(value)) {
-    if (v === null) continue;
+    if (v === null || isDirectiveKey(k)) continue;
     const kept = patchValueAsIs(v);
     if (kept !== undefined) out[k] = kept;
   }
-  return stripDirectiveKeys(out);
+  return out;
 }
 
 /** the JSON kind of a value, as the merge compares original and patch */

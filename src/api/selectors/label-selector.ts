@@ -116,3 +116,15 @@ export function labelSelectorFromObject(sel: LabelSelectorObject | null | undefi
   }
   return LabelSelector.of(requirements);
 }
+
+/**
+ * metav1.FormatLabelSelector, the text of table Selector columns (`kubectl get deploy -o wide`):
+ * the canonical string, `<none>` when it is empty (or the selector is absent), `<error>` when invalid.
+ */
+export function formatLabelSelector(sel: LabelSelectorObject | null | undefined): string {
+  try {
+    return labelSelectorFromObject(sel).toString() || '<none>';
+  } catch {
+    return '<error>';
+  }
+}

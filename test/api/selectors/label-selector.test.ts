@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ApiError } from '../../../src/api/errors';
-import { LabelSelector, labelSelectorFromObject, parseLabelSelector } from '../../../src/api/selectors/label-selector';
+import { LabelSelector, formatLabelSelector, labelSelectorFromObject, parseLabelSelector } from '../../../src/api/selectors/label-selector';
 
 function parseError(text: string): ApiError {
   try {
@@ -205,4 +205,11 @@ t.test('labelSelectorFromObject: invalid input is a 400 with kube messages', asy
   const bad = fail({ matchLabels: { 'a b': 'c' } });
   t.equal(bad.code, 400);
   t.match(bad.message, /^key: Invalid value: "a b": name part must consist of/);
+});
+
+t.test('formatLabelSelector for table columns', async (t) => {
+  t.equal(formatLabelSelector({ matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['b', 'a'] }] }), 'app=web,tier in (a,b)');
+  t.equal(formatLabelSelector({}), '<none>');
+  t.equal(formatLabelSelector(undefined), '<none>');
+  t.equal(formatLabelSelector({ matchExpressions: [{ key: 'a', operator: 'Bad' }] }), '<error>');
 });
