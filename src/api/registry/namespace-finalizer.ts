@@ -74,7 +74,7 @@ export class NamespaceFinalizer {
   readonly #retryDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #running = new Map<string, Promise<void>>();
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #timers = new Map<NodeJS.Timeout, () => void>();
   #closed = false;
 
   constructor(opts: NamespaceFinalizerOptions) {
@@ -90,10 +90,15 @@ export class NamespaceFinalizer {
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
         this.#finalize(name, delayMs)
-          .catch((err) => this.#ctx.logger?.warn({ err, namespace: name }, 'namespace finalization failed; will retry'))
+          .catch((err) => {
+            this.#ctx.logger?.warn({ err, namespace: name }, 'namespace finalization failed; will retry');
+            this.#running.delete(name);
+            this.schedule(name, Math.min(Math.max(delayMs * 2, this.#retryDelayMs), this.#maxDelayMs));
+          })
           .finally(resolve);
       }, delayMs);
-      this.#timers.add(timer);
+      // a cancelled run still settles, so idle() never hangs
+      this.#timers.set(timer, resolve);
     });
     this.#running.set(name, run);
     void run.then(() => {
@@ -108,7 +113,10 @@ export class NamespaceFinalizer {
 
   close(): void {
     this.#closed = true;
-    for (const t of this.#timers) clearTimeout(t);
+    for (const [timer, settle] of this.#timers) {
+      clearTimeout(timer);
+      settle();
+    }
     this.#timers.clear();
   }
 
