@@ -88,7 +88,7 @@ export class SqliteReader {
   listAt(prefix: string, revision: Revision, startKey: string | undefined, limit: number): ListResult {
     const range = prefixRange(prefix, startKey);
     return this.#snapshot(() => {
-      const changed = this.#s.changedKeysSince.all({ after: revision, ...range }).map((r) => r.key);
+      const changed = [...new Set(this.#s.changedKeysSince.all({ after: revision, ...range }).map((r) => r.key))].sort(compareKeys);
       const past: KeyValue[] = [];
       for (const key of changed) {
         const kv = this.get(key, revision);

@@ -91,6 +91,22 @@ export function listContract(t: Test, makeStore: MakeStore): void {
     t.ok(rest.items.every((kv) => kv.value === 'old'));
   });
 
+  t.test('non-ASCII keys sort in UTF-8 byte order in newest and historical lists alike', async (t) => {
+    const { store, cleanup } = await makeStore();
+    t.teardown(cleanup);
+    // UTF-8 order: a < U+00E9 < U+FB01 < U+1F600 (UTF-16 would put the emoji before U+FB01)
+    const keys = ['/u/a', '/u/\u00e9', '/u/\ufb01', '/u/\u{1f600}'];
+    for (const k of [...keys].reverse()) await store.create(k, 'v1');
+    const rev = store.currentRevision();
+    await store.update('/u/\ufb01', 'v2');
+    await store.delete('/u/a');
+    await store.create('/u/a', 'v3');
+    t.same((await store.list('/u/')).items.map((kv) => kv.key), keys, 'newest');
+    t.same((await store.list('/u/', { revision: rev })).items.map((kv) => kv.key), keys, 'historical (merged)');
+    t.same((await listAllPages(store, '/u/', rev, 1)).items.map((kv) => kv.key), keys, 'historical, paged');
+    t.same((await listAllPages(store, '/u/', undefined, 1)).items.map((kv) => kv.key), keys, 'newest, paged');
+  });
+
   t.test('revisions newer than the newest throw FutureRevision', async (t) => {
     const { store, cleanup } = await makeStore();
     t.teardown(cleanup);
