@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { openSqliteConnections } from '../../src/storage/sqlite/sqlite-connections';
@@ -107,4 +108,23 @@ t.test('a transaction that fails as a whole fails its batch with Unavailable and
   writer.pragma('max_page_count = 1073741823');
   const next = await store.create('/u/c', big);
   t.equal(next.modRevision, 2, 'the next revision follows without a gap');
+});
+
+t.test('WAL checkpoints run on the timer, not in the commit path', async (t) => {
+  const big = 'x'.repeat(4000);
+  const fill = async (store: SqliteStore) => {
+    await Promise.all(Array.from({ length: 100 }, (_, i) => store.create(`/w/${i}`, big)));
+  };
+  const off = await tempSqliteStore(t, { checkpointIntervalMs: 0 });
+  const offStart = fs.statSync(off.file).size;
+  await fill(off.store);
+  await new Promise((r) => setTimeout(r, 150));
+  t.equal(fs.statSync(off.file).size, offStart, 'without the timer the pages stay in the WAL');
+
+  const on = await tempSqliteStore(t, { checkpointIntervalMs: 30 });
+  const onStart = fs.statSync(on.file).size;
+  await fill(on.store);
+  t.equal(fs.statSync(on.file).size, onStart, 'the commit itself did not checkpoint');
+  await new Promise((r) => setTimeout(r, 150));
+  t.ok(fs.statSync(on.file).size > onStart + 100 * 4000, 'the timer copied the pages into the database file');
 });
