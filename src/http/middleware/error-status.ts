@@ -6,14 +6,14 @@
 import { errors, isApiError } from '../../api/errors';
 import type { Status } from '../../api/errors';
 import type { ApiContext, ApiMiddleware } from '../context';
+import { wantsPretty } from '../respond';
 
 export function writeStatus(ctx: ApiContext, status: Status): void {
   ctx.status = status.code;
   const retry = status.details?.retryAfterSeconds;
   if (retry && retry > 0) ctx.set('Retry-After', String(retry));
-  const pretty = ctx.state.query?.get('pretty') === 'true';
-  ctx.body = pretty ? JSON.stringify(status, null, 2) + '\n' : JSON.stringify(status) + '\n';
-  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(status, null, ctx.state.query && wantsPretty(ctx) ? 2 : undefined) + '\n';
+  ctx.set('Content-Type', 'application/json');
 }
 
 export function errorStatus(): ApiMiddleware {

@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import t from 'tap';
+import { Scheme } from '../../src/api/scheme';
+import { createApiServerApp } from '../../src/http/app';
+import { startServer } from '../../src/http/server';
+import { FakeRegistry } from './fake-registry';
+import { testVersion, widgetKind } from './helpers';
+
+function selfSigned(): { cert: Buffer; key: Buffer } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-http-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    return { cert: fs.readFileSync(path.join(dir, 'cert.pem')), key: fs.readFileSync(path.join(dir, 'key.pem')) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function get(port: number, p: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    https
+      .get({ host: '127.0.0.1', port, path: p, rejectUnauthorized: false }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+      })
+      .on('error', reject);
+  });
+}
+
+t.test('startServer serves the app over HTTPS without socket timeouts', async (t) => {
+  const { cert, key } = selfSigned();
+  const { app } = createApiServerApp({
+    scheme: new Scheme([widgetKind]),
+    registry: new FakeRegistry(),
+    logger: pino({ level: 'silent' }),
+    health: [],
+    version: testVersion,
+  });
+  const server = await startServer({ app, bindAddress: '127.0.0.1', port: 0, cert, key });
+  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  const { port } = server.address() as AddressInfo;
+  const r = await get(port, '/version');
+  t.equal(r.status, 200);
+  t.same(JSON.parse(r.body), testVersion);
+  t.equal(server.timeout, 0, 'no inactivity timeout to cut quiet watches');
+  t.equal(server.requestTimeout > 0, true, 'bodies must still arrive in bounded time');
+  const l = await get(port, '/apis/test.ballast.io/v1/namespaces/d/widgets');
+  t.equal(JSON.parse(l.body).kind, 'WidgetList');
+
+  await t.rejects(startServer({ app, bindAddress: '127.0.0.1', port, cert, key }), { code: 'EADDRINUSE' }, 'listen errors reject');
+});
