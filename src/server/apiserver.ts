@@ -11,7 +11,7 @@ import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
 import { openStore } from '../storage/open';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
-import { ensureServingPki } from './pki';
+import { ensureAdminClientPki, ensureServingPki } from './pki';
 import { versionInfo } from './version';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../options/apiserver';
@@ -47,6 +47,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   logger.info({ dataDir: config.dataDir }, `Using data dir ${config.dataDir}`);
 
   const tls = loadTls(config, logger);
+  const adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
   const store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
   // an interval of 0 gives a compactor that never runs
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
@@ -73,7 +74,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
-    writeKubeconfig(kubeconfigPath, { server: url, caCert: tls.caCert });
+    writeKubeconfig(kubeconfigPath, { server: url, caCert: tls.caCert, client: adminClient });
     logger.info(
       { address: `${config.bindAddress}:${config.securePort}`, url, dataDir: config.dataDir, kubeconfig: kubeconfigPath },
       `Serving on ${url} (data dir ${config.dataDir}); use kubectl --kubeconfig ${kubeconfigPath}`,

@@ -9,11 +9,15 @@ export interface KubeconfigOptions {
   server: string;
   /** PEM of the CA that signed the serving certificate */
   caCert: string;
+  /** the admin's client certificate and key (PEM) */
+  client: { cert: string; key: string };
 }
 
 /**
- * A kubeconfig for the admin: one cluster trusting our CA, one user without credentials (requests
- * are anonymous; every request is allowed until authentication exists), context `ballast` current.
+ * A kubeconfig for the admin: one cluster trusting our CA, one user holding the admin client
+ * certificate, context `ballast` current. (kubectl prompts for a user name when a user has no
+ * credential at all. The server does not ask for client certificates yet, so requests are
+ * anonymous and every request is allowed until authentication exists.)
  */
 export function renderKubeconfig(opts: KubeconfigOptions): string {
   const config = {
@@ -24,16 +28,28 @@ export function renderKubeconfig(opts: KubeconfigOptions): string {
         name: KUBECONFIG_CONTEXT,
         cluster: {
           server: opts.server,
-          'certificate-authority-data': Buffer.from(opts.caCert, 'utf8').toString('base64'),
+          'certificate-authority-data': b64(opts.caCert),
         },
       },
     ],
-    users: [{ name: 'ballast-admin', user: {} }],
+    users: [
+      {
+        name: 'ballast-admin',
+        user: {
+          'client-certificate-data': b64(opts.client.cert),
+          'client-key-data': b64(opts.client.key),
+        },
+      },
+    ],
     contexts: [{ name: KUBECONFIG_CONTEXT, context: { cluster: KUBECONFIG_CONTEXT, user: 'ballast-admin' } }],
     'current-context': KUBECONFIG_CONTEXT,
     preferences: {},
   };
   return yaml.dump(config, { lineWidth: -1 });
+}
+
+function b64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
 }
 
 /** write the kubeconfig, readable by its owner only (it will hold credentials once they exist) */

@@ -10,6 +10,8 @@ export const PKI_FILES = Object.freeze({
   caKey: 'ca.key',
   cert: 'apiserver.crt',
   key: 'apiserver.key',
+  adminCert: 'admin.crt',
+  adminKey: 'admin.key',
 });
 
 export interface ServingPki {
@@ -20,6 +22,15 @@ export interface ServingPki {
   /** PEM CA certificate clients should trust */
   caCert: string;
 }
+
+/** a client certificate for the admin kubeconfig, signed by the generated CA */
+export interface ClientPki {
+  cert: string;
+  key: string;
+}
+
+/** the admin's identity: kube's conventional cluster-admin user and group */
+export const ADMIN_SUBJECT = Object.freeze({ commonName: 'ballast-admin', organization: 'system:masters' });
 
 export interface EnsurePkiOptions {
   certDir: string;
@@ -33,7 +44,9 @@ export interface EnsurePkiOptions {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
+const UTF8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
 const CA_LIFETIME_DAYS = 3650;
+/** serving and client certificates */
 const SERVING_LIFETIME_DAYS = 365;
 /** re-issue a serving certificate this close to its expiry */
 const RENEW_BEFORE_DAYS = 30;
@@ -46,29 +59,61 @@ const RENEW_BEFORE_DAYS = 30;
  */
 export function ensureServingPki(opts: EnsurePkiOptions): ServingPki {
   const now = opts.now ?? Date.now();
-  fs.mkdirSync(opts.certDir, { recursive: true, mode: 0o700 });
+  const ca = ensureCa(opts.certDir, opts.logger, now);
   const file = (name: string) => path.join(opts.certDir, name);
-
-  let caCertPem = readIfExists(file(PKI_FILES.caCert));
-  let caKeyPem = readIfExists(file(PKI_FILES.caKey));
-  if (!caCertPem || !caKeyPem || !stillValid(caCertPem, now, 0)) {
-    ({ certPem: caCertPem, keyPem: caKeyPem } = createCa(now));
-    writeAtomically(file(PKI_FILES.caKey), caKeyPem, 0o600);
-    writeAtomically(file(PKI_FILES.caCert), caCertPem, 0o644);
-    // a new CA invalidates any serving certificate signed by the old one
-    fs.rmSync(file(PKI_FILES.cert), { force: true });
-    opts.logger.info({ certDir: opts.certDir }, 'Generated a self-signed CA');
-  }
-
   let certPem = readIfExists(file(PKI_FILES.cert));
   let keyPem = readIfExists(file(PKI_FILES.key));
-  if (!certPem || !keyPem || !servingUsable(certPem, caCertPem, opts, now)) {
-    ({ certPem, keyPem } = createServing({ caCertPem, caKeyPem, dnsNames: opts.dnsNames, ips: opts.ips, now }));
+  if (!certPem || !keyPem || !servingUsable(certPem, ca.certPem, opts, now)) {
+    ({ certPem, keyPem } = issue({ ca, kind: 'serving', dnsNames: opts.dnsNames, ips: opts.ips, now }));
     writeAtomically(file(PKI_FILES.key), keyPem, 0o600);
     writeAtomically(file(PKI_FILES.cert), certPem, 0o644);
     opts.logger.info({ dnsNames: opts.dnsNames, ips: opts.ips }, 'Generated a serving certificate');
   }
-  return { certChain: certPem + caCertPem, key: keyPem, caCert: caCertPem };
+  return { certChain: certPem + ca.certPem, key: keyPem, caCert: ca.certPem };
+}
+
+/**
+ * Load or create the admin client certificate (CN ballast-admin, O system:masters) signed by the
+ * CA in certDir. kubectl needs some credential in its kubeconfig (with none it prompts for a user
+ * name); until authentication exists the server does not ask for client certificates, so requests
+ * stay anonymous, and once it trusts this CA the same kubeconfig authenticates as admin.
+ */
+export function ensureAdminClientPki(opts: { certDir: string; logger: Logger; now?: number }): ClientPki {
+  const now = opts.now ?? Date.now();
+  const ca = ensureCa(opts.certDir, opts.logger, now);
+  const file = (name: string) => path.join(opts.certDir, name);
+  let certPem = readIfExists(file(PKI_FILES.adminCert));
+  let keyPem = readIfExists(file(PKI_FILES.adminKey));
+  const usable =
+    certPem && keyPem && new crypto.X509Certificate(certPem).verify(new crypto.X509Certificate(ca.certPem).publicKey) && stillValid(certPem, now, RENEW_BEFORE_DAYS);
+  if (!usable || !certPem || !keyPem) {
+    ({ certPem, keyPem } = issue({ ca, kind: 'client', dnsNames: [], ips: [], now }));
+    writeAtomically(file(PKI_FILES.adminKey), keyPem, 0o600);
+    writeAtomically(file(PKI_FILES.adminCert), certPem, 0o644);
+    opts.logger.info({ user: ADMIN_SUBJECT.commonName }, 'Generated the admin client certificate');
+  }
+  return { cert: certPem, key: keyPem };
+}
+
+interface CaPair {
+  certPem: string;
+  keyPem: string;
+}
+
+function ensureCa(certDir: string, logger: Logger, now: number): CaPair {
+  fs.mkdirSync(certDir, { recursive: true, mode: 0o700 });
+  const file = (name: string) => path.join(certDir, name);
+  const certPem = readIfExists(file(PKI_FILES.caCert));
+  const keyPem = readIfExists(file(PKI_FILES.caKey));
+  if (certPem && keyPem && stillValid(certPem, now, 0)) return { certPem, keyPem };
+  const ca = createCa(now);
+  writeAtomically(file(PKI_FILES.caKey), ca.keyPem, 0o600);
+  writeAtomically(file(PKI_FILES.caCert), ca.certPem, 0o644);
+  // a new CA invalidates every certificate signed by the old one
+  fs.rmSync(file(PKI_FILES.cert), { force: true });
+  fs.rmSync(file(PKI_FILES.adminCert), { force: true });
+  logger.info({ certDir }, 'Generated a self-signed CA');
+  return ca;
 }
 
 function servingUsable(certPem: string, caPem: string, opts: EnsurePkiOptions, now: number): boolean {
@@ -107,7 +152,8 @@ function baseCertificate(publicKey: forge.pki.PublicKey, now: number, days: numb
 function createCa(now: number): { certPem: string; keyPem: string } {
   const { privateKey, publicKey, keyPem } = newKeyPair();
   const cert = baseCertificate(publicKey, now, CA_LIFETIME_DAYS);
-  const subject = [{ name: 'commonName', value: `ballast-ca@${Math.floor(now / 1000)}` }];
+  // UTF8String: Go's x509 refuses characters outside PrintableString's set in PrintableString values
+  const subject = [{ name: 'commonName', value: `ballast-ca-${Math.floor(now / 1000)}`, valueTagClass: UTF8 }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -119,28 +165,36 @@ function createCa(now: number): { certPem: string; keyPem: string } {
   return { certPem: forge.pki.certificateToPem(cert), keyPem };
 }
 
-function createServing(opts: { caCertPem: string; caKeyPem: string; dnsNames: readonly string[]; ips: readonly string[]; now: number }): {
+function issue(opts: { ca: CaPair; kind: 'serving' | 'client'; dnsNames: readonly string[]; ips: readonly string[]; now: number }): {
   certPem: string;
   keyPem: string;
 } {
-  const ca = forge.pki.certificateFromPem(opts.caCertPem);
-  const caKey = forge.pki.privateKeyFromPem(opts.caKeyPem);
+  const ca = forge.pki.certificateFromPem(opts.ca.certPem);
+  const caKey = forge.pki.privateKeyFromPem(opts.ca.keyPem);
   const { publicKey, keyPem } = newKeyPair();
   const cert = baseCertificate(publicKey, opts.now, SERVING_LIFETIME_DAYS);
-  cert.setSubject([{ name: 'commonName', value: 'ballast-apiserver' }]);
+  if (opts.kind === 'serving') {
+    cert.setSubject([{ name: 'commonName', value: 'ballast-apiserver', valueTagClass: UTF8 }]);
+  } else {
+    // kube reads the user from CN and groups from O
+    cert.setSubject([
+      { name: 'organizationName', value: ADMIN_SUBJECT.organization, valueTagClass: UTF8 },
+      { name: 'commonName', value: ADMIN_SUBJECT.commonName, valueTagClass: UTF8 },
+    ]);
+  }
   cert.setIssuer(ca.subject.attributes);
-  const altNames = [
-    ...opts.dnsNames.map((value) => ({ type: 2, value })),
-    ...opts.ips.map((ip) => ({ type: 7, ip })),
-  ];
-  cert.setExtensions([
+  const extensions: object[] = [
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
-    { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames },
+    opts.kind === 'serving' ? { name: 'extKeyUsage', serverAuth: true } : { name: 'extKeyUsage', clientAuth: true },
     { name: 'subjectKeyIdentifier' },
     { name: 'authorityKeyIdentifier', keyIdentifier: ca.generateSubjectKeyIdentifier().getBytes() },
-  ]);
+  ];
+  if (opts.kind === 'serving') {
+    const altNames = [...opts.dnsNames.map((value) => ({ type: 2, value })), ...opts.ips.map((ip) => ({ type: 7, ip }))];
+    extensions.push({ name: 'subjectAltName', altNames });
+  }
+  cert.setExtensions(extensions);
   cert.sign(caKey, forge.md.sha256.create());
   return { certPem: forge.pki.certificateToPem(cert), keyPem };
 }

@@ -8,7 +8,7 @@ import pino from 'pino';
 import t from 'tap';
 import type { Test } from 'tap';
 import yaml from 'js-yaml';
-import { ensureServingPki, PKI_FILES } from '../../src/server/pki';
+import { ensureAdminClientPki, ensureServingPki, PKI_FILES } from '../../src/server/pki';
 import { renderKubeconfig, serverUrl } from '../../src/server/kubeconfig';
 
 const logger = pino({ level: 'silent' });
@@ -40,7 +40,7 @@ async function handshake(pki: { certChain: string; key: string; caCert: string }
 t.test('generates a CA and a serving certificate that verify for the requested names', async (t) => {
   const certDir = path.join(tmpDir(t), 'pki');
   const pki = ensureServingPki({ certDir, dnsNames: ['localhost', 'kubernetes'], ips: ['127.0.0.1', '::1'], logger });
-  for (const f of Object.values(PKI_FILES)) t.ok(fs.existsSync(path.join(certDir, f)), f);
+  for (const f of [PKI_FILES.caCert, PKI_FILES.caKey, PKI_FILES.cert, PKI_FILES.key]) t.ok(fs.existsSync(path.join(certDir, f)), f);
   t.equal(fs.statSync(path.join(certDir, PKI_FILES.key)).mode & 0o777, 0o600);
   const cert = new crypto.X509Certificate(pki.certChain);
   t.ok(cert.verify(new crypto.X509Certificate(pki.caCert).publicKey));
@@ -64,16 +64,31 @@ t.test('reuses the pair on the next start, re-issuing only when names change', a
   t.equal(new crypto.X509Certificate(wider.certChain).checkIP('10.1.2.3'), '10.1.2.3');
 });
 
+t.test('the admin client certificate is signed by the same CA, for client auth, as system:masters', async (t) => {
+  const certDir = tmpDir(t);
+  const serving = ensureServingPki({ certDir, dnsNames: ['localhost'], ips: ['127.0.0.1'], logger });
+  const admin = ensureAdminClientPki({ certDir, logger });
+  const cert = new crypto.X509Certificate(admin.cert);
+  t.ok(cert.verify(new crypto.X509Certificate(serving.caCert).publicKey));
+  t.match(cert.subject, /O=system:masters/);
+  t.match(cert.subject, /CN=ballast-admin/);
+  t.same(cert.keyUsage, ['1.3.6.1.5.5.7.3.2'], 'clientAuth only');
+  t.equal(ensureAdminClientPki({ certDir, logger }).cert, admin.cert, 'reused');
+  // the CA subject must be a plain UTF8String/PrintableString-safe name (Go's x509 is strict)
+  t.match(new crypto.X509Certificate(serving.caCert).subject, /^CN=ballast-ca-\d+$/);
+});
+
 t.test('the kubeconfig trusts the CA, points at the server and selects context ballast', async (t) => {
-  const doc = yaml.load(renderKubeconfig({ server: 'https://127.0.0.1:6443', caCert: 'PEM' })) as {
+  const doc = yaml.load(renderKubeconfig({ server: 'https://127.0.0.1:6443', caCert: 'PEM', client: { cert: 'CERT', key: 'KEY' } })) as {
     clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
-    users: { name: string; user: object }[];
+    users: { name: string; user: Record<string, string> }[];
     contexts: { name: string; context: { cluster: string; user: string } }[];
     'current-context': string;
   };
   t.equal(doc.clusters[0].cluster.server, 'https://127.0.0.1:6443');
   t.equal(Buffer.from(doc.clusters[0].cluster['certificate-authority-data'], 'base64').toString(), 'PEM');
-  t.same(doc.users[0].user, {});
+  t.equal(Buffer.from(doc.users[0].user['client-certificate-data'], 'base64').toString(), 'CERT');
+  t.equal(Buffer.from(doc.users[0].user['client-key-data'], 'base64').toString(), 'KEY');
   t.equal(doc['current-context'], 'ballast');
   t.equal(doc.contexts[0].name, 'ballast');
 });
