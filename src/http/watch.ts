@@ -129,6 +129,11 @@ export async function serveWatch(o: ServeWatchOptions): Promise<void> {
     return done;
   }
   res.on('close', close);
+  if (res.destroyed) {
+    // the client left while the registry was starting the watch
+    close();
+    return done;
+  }
   timer = setTimeout(close, o.timeoutMs);
   untrack = o.track(close);
   return done;
