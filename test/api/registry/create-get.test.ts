@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeFixture, storeKinds, configMap, deployment, namespace, write, dryRun } from '../../helpers/registry-fixture';
-import { rejects } from './assert';
+import { rejects } from '../../helpers/registry-assert';
 
 for (const backend of storeKinds()) {
   t.test(`create and get (${backend})`, async (t) => {

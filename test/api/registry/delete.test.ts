@@ -2,7 +2,7 @@ import t from 'tap';
 import { makeFixture, storeKinds, configMap, deployment, pod, namespace, write, dryRun } from '../../helpers/registry-fixture';
 import type { KubeObject } from '../../../src/api/kind';
 import type { Status } from '../../../src/api/errors';
-import { rejects } from './assert';
+import { rejects } from '../../helpers/registry-assert';
 
 for (const backend of storeKinds()) {
   t.test(`delete (${backend})`, async (t) => {

@@ -2,6 +2,7 @@ import t from 'tap';
 import { makeFixture, storeKinds, configMap, write, type Fixture } from '../../helpers/registry-fixture';
 import type { KubeList } from '../../../src/api/registry/types';
 import { isApiError } from '../../../src/api/errors';
+import { rejects } from '../../helpers/registry-assert';
 
 async function seed(f: Fixture, n: number, namespace = 'default', labels?: (i: number) => Record<string, string>): Promise<void> {
   for (let i = 0; i < n; i++) {
@@ -13,18 +14,6 @@ function names(l: KubeList): string[] {
   return l.items.map((o) => o.metadata!.name!);
 }
 
-async function rejects(t: Tap.Test, p: Promise<unknown>, code: number, reason: string, message?: string | RegExp): Promise<void> {
-  try {
-    await p;
-    t.fail(`expected ${code} ${reason}`);
-  } catch (err) {
-    if (!isApiError(err)) throw err;
-    t.equal(err.code, code, `code ${code}`);
-    t.equal(err.status.reason, reason, `reason ${reason}`);
-    if (typeof message === 'string') t.equal(err.status.message, message);
-    else if (message) t.match(err.status.message, message);
-  }
-}
 
 for (const backend of storeKinds()) {
   t.test(`list (${backend})`, async (t) => {

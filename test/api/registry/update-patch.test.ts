@@ -1,7 +1,7 @@
 import t from 'tap';
 import { makeFixture, storeKinds, configMap, deployment, write, dryRun } from '../../helpers/registry-fixture';
 import type { KubeObject } from '../../../src/api/kind';
-import { rejects } from './assert';
+import { rejects } from '../../helpers/registry-assert';
 
 const spec = (o: KubeObject) => o.spec as Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { makeFixture, storeKinds, configMap, write, CollectingSink, type Fixture } from '../../helpers/registry-fixture';
 import type { KubeObject } from '../../../src/api/kind';
 import type { Status } from '../../../src/api/errors';
-import { rejects } from './assert';
+import { rejects } from '../../helpers/registry-assert';
 
 async function seed(f: Fixture, names: string[], labels?: Record<string, string>): Promise<void> {
   for (const n of names) await f.registry.create(f.target('configmaps', 'default'), configMap(n, 'default', labels), write);

@@ -1,8 +1,9 @@
-/** shared assertions for registry tests (not a test file) */
-import { isApiError } from '../../../src/api/errors';
-import type { Status } from '../../../src/api/errors';
+/** shared assertions for registry tests */
+import type { Test } from 'tap';
+import { isApiError } from '../../src/api/errors';
+import type { Status } from '../../src/api/errors';
 
-export async function rejects(t: Tap.Test, p: Promise<unknown>, code: number, reason: string, message?: string | RegExp): Promise<Status | undefined> {
+export async function rejects(t: Test, p: Promise<unknown>, code: number, reason: string, message?: string | RegExp): Promise<Status | undefined> {
   try {
     await p;
     t.fail(`expected ${code} ${reason}`);
