@@ -2,7 +2,8 @@
  * The schema check of a written object against the kind's OpenAPI definition, as kube's decoder
  * does it: wrong JSON types are 400 BadRequest (`Deployment in version "v1" cannot be handled as a
  * Deployment: json: cannot unmarshal ...`); unknown fields follow fieldValidation: Strict -> 400
- * `strict decoding error: unknown field "spec.x"`, Warn (the default) -> warnings, Ignore -> nothing.
+ * `strict decoding error: unknown field "spec.x"`, Warn (the default) -> warnings, Ignore -> nothing;
+ * with Warn and Ignore the unknown fields are dropped, as kube's typed decoding never keeps them.
  * Skipped when the registry has no definitions. Required/enum/format problems are left to the
  * kind's strategy, which reports them as kube's validation does (422).
  */
@@ -36,12 +37,26 @@ export function checkSchemaOf(
   if (typeIssues.length) {
     throw errors.badRequest(`${label.kind} in version "${label.version}" cannot be handled as a ${label.kind}: ${typeIssues[0].message}`);
   }
-  if (fieldValidation === 'Ignore') return [];
   const unknown = validator.unknownFields(schemaName, obj);
   if (!unknown.length) return [];
   const texts = unknown.map((f) => `unknown field "${f}"`);
   if (fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${texts.join(', ')}`);
-  return texts;
+  for (const path of unknown) prune(obj, path);
+  return fieldValidation === 'Ignore' ? [] : texts;
+}
+
+/** delete the field at a kube-style path (`spec.template.spec.containers[0].foo`) */
+function prune(obj: unknown, path: string): void {
+  const tokens = [...path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => (m[2] !== undefined ? Number(m[2]) : m[1]));
+  let node: unknown = obj;
+  for (let i = 0; i < tokens.length - 1; i++) {
+    if (node === null || typeof node !== 'object') return;
+    node = (node as Record<string | number, unknown>)[tokens[i]];
+  }
+  const last = tokens[tokens.length - 1];
+  if (node !== null && typeof node === 'object' && !Array.isArray(node) && typeof last === 'string') {
+    delete (node as Record<string, unknown>)[last];
+  }
 }
 
 export function checkSchema(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, fieldValidation?: WriteOptions['fieldValidation']): string[] {

@@ -71,7 +71,13 @@ for (const backend of storeKinds()) {
         'strict decoding error: unknown field "spec.replicaz"');
       const warned = await f.registry.create(f.target('deployments', 'default'), extra, { dryRun: false, fieldValidation: 'Warn' });
       t.same(warned.warnings, ['unknown field "spec.replicaz"']);
-      t.equal((warned.object.spec as Record<string, unknown>).replicaz, 3, 'the registry keeps unknown fields (see report)');
+      t.equal((warned.object.spec as Record<string, unknown>).replicaz, undefined, 'unknown fields are dropped, as kube decodes into typed objects');
+      const ignored = deployment('ignored');
+      (ignored.spec as Record<string, unknown>).replicaz = 3;
+      ((ignored.spec as { template: { spec: { containers: Array<Record<string, unknown>> } } }).template.spec.containers[0]).imagez = 'x';
+      const quiet = await f.registry.create(f.target('deployments', 'default'), ignored, { dryRun: false, fieldValidation: 'Ignore' });
+      t.equal(quiet.warnings, undefined);
+      t.equal(JSON.stringify(quiet.object).includes('imagez'), false);
     });
 
     t.test('namespace lifecycle: missing namespace 404, terminating namespace 403', async (t) => {
