@@ -10,9 +10,15 @@ NODE_MODULES_STAMP := node_modules/.install-stamp
 
 all: build
 
-# `npm ci` builds better-sqlite3 from source when no prebuilt binary can be downloaded.
+# A fresh clone gets `npm ci` (exact lock; builds better-sqlite3 from source when no prebuilt binary
+# can be downloaded). An existing node_modules is never wiped: it is topped up with `npm install`
+# only when `npm ls` finds something missing, so a shared working tree is not disturbed.
 $(NODE_MODULES_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	@if [ ! -d node_modules ]; then \
+	  npm ci --no-audit --no-fund; \
+	elif ! npm ls --depth=0 >/dev/null 2>&1; then \
+	  npm install --no-audit --no-fund; \
+	fi
 	@touch $@
 
 deps: $(NODE_MODULES_STAMP)
