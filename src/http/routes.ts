@@ -1,6 +1,6 @@
 /**
  * Every path the server answers: resources (generic over the Scheme), discovery, /version,
- * health, and OpenAPI (404 until it is served). Anything else is a 404 NotFound Status.
+ * health, and OpenAPI v2/v3 (src/http/openapi.ts). Anything else is a 404 NotFound Status.
  */
 import type { Scheme } from '../api/scheme';
 import type { ApiContext, ApiMiddleware } from './context';
@@ -11,6 +11,9 @@ import { serveHealth } from './health';
 import type { HealthEndpoint, HealthOptions } from './health';
 import { methodNotSupported, pathNotFound } from './http-errors';
 import { negotiateOutput } from './negotiate';
+import { serveOpenApi } from './openapi';
+import { createOpenApiService } from '../openapi/service';
+import { definitions } from '../schema';
 import { serveResource } from './resources';
 import { writeObject } from './respond';
 import type { VersionInfo } from './version';
@@ -37,6 +40,8 @@ function serverAddress(ctx: ApiContext): string {
 
 export function routes(o: RoutesOptions): ApiMiddleware {
   const { scheme } = o;
+  // built on first use, then kept: the schema and the served kinds never change at runtime
+  const openapi = createOpenApiService({ scheme, definitions, version: o.version.gitVersion });
   return async (ctx) => {
     const info = ctx.state.info;
     if (info.isResourceRequest) return serveResource(scheme, o.deps, ctx, info);
@@ -61,7 +66,7 @@ export function routes(o: RoutesOptions): ApiMiddleware {
       if (parts.length === 2) return serveDocument(ctx, apiGroupDocument(scheme, parts[1]));
       if (parts.length === 3) return serveDocument(ctx, apiResourceList(scheme, parts[1], parts[2]));
     }
-    // /openapi/v2 and /openapi/v3 come with the OpenAPI issue; kubectl 1.20 falls back on 404
+    if (parts[0] === 'openapi') return serveOpenApi(ctx, openapi, parts);
     throw pathNotFound();
   };
 }

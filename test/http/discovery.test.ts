@@ -105,13 +105,13 @@ t.test('aggregated discovery when kubectl 1.32 asks for it', async (t) => {
   t.equal(r.body.kind, 'APIResourceList', 'group-version documents stay legacy');
 });
 
-t.test('/version answers the VersionInfo; OpenAPI is a 404 for now', async (t) => {
+t.test('/version answers the VersionInfo; OpenAPI is served', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.close());
   const r = await getJson(`${s.url}/version?timeout=32s`);
   t.equal(r.status, 200);
   t.same(r.body, testVersion);
-  for (const p of ['/openapi/v2', '/openapi/v3']) t.equal((await getJson(s.url + p)).status, 404, p);
+  for (const p of ['/openapi/v2', '/openapi/v3']) t.equal((await getJson(s.url + p)).status, 200, p);
   const post = await getJson(`${s.url}/version`, { method: 'POST', body: '{}' });
   t.equal(post.status, 405);
 });

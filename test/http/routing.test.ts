@@ -112,8 +112,8 @@ t.test('unknown groups, versions, resources and shapes are 404 NotFound Status',
     '/api/v2',
     '/apis/nope.io',
     '/apis/nope.io/v1',
-    '/openapi/v2',
-    '/openapi/v3',
+    '/openapi/v4', // OpenAPI serves v2 and v3 only
+    '/openapi/v3/apis/nope.io/v1', // and v3 only for served group-versions
     '/something/else',
   ]) {
     const r = await getJson(s.url + path);

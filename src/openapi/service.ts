@@ -1,0 +1,75 @@
+/**
+ * The served OpenAPI documents as bytes, each built once on first use and kept: the schema and the
+ * Scheme do not change while the server runs. Every representation carries its own strong ETag
+ * (the SHA-512 of its bytes, as kube's OpenAPI handler computes it); v3 documents are also named
+ * by that hash in the index's `serverRelativeURL`.
+ */
+import { createHash } from 'node:crypto';
+import type protobuf from 'protobufjs';
+import { buildOpenApiV2 } from './v2';
+import type { OpenApiSource } from './v2';
+import { encodeOpenApiV2, openApiV2DocumentType } from './v2-proto';
+import { buildOpenApiV3 } from './v3';
+
+export interface OpenApiBytes {
+  body: Buffer;
+  /** the quoted ETag header value */
+  etag: string;
+  /** upper-case hex SHA-512 of body */
+  hash: string;
+}
+
+export interface OpenApiService {
+  /** GET /openapi/v2 as application/json */
+  v2Json(): OpenApiBytes;
+  /** GET /openapi/v2 as gnostic protobuf */
+  v2Protobuf(): OpenApiBytes;
+  /** GET /openapi/v3: `{"paths": {"apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=..."}}}` */
+  v3Index(): OpenApiBytes;
+  /** GET /openapi/v3/<key>; undefined for a key that is not served */
+  v3(key: string): OpenApiBytes | undefined;
+}
+
+export interface OpenApiServiceOptions extends OpenApiSource {
+  /** the Document message type; loaded from proto/openapi when absent */
+  documentType?: protobuf.Type;
+}
+
+function bytesOf(body: Buffer): OpenApiBytes {
+  const hash = createHash('sha512').update(body).digest('hex').toUpperCase();
+  return { body, hash, etag: `"${hash}"` };
+}
+
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  let built = false;
+  return () => {
+    if (!built) {
+      value = build();
+      built = true;
+    }
+    return value as T;
+  };
+}
+
+export function createOpenApiService(opts: OpenApiServiceOptions): OpenApiService {
+  const v2 = once(() => buildOpenApiV2(opts));
+  const v2Json = once(() => bytesOf(Buffer.from(JSON.stringify(v2()))));
+  const v2Protobuf = once(() => bytesOf(encodeOpenApiV2(v2(), opts.documentType ?? openApiV2DocumentType())));
+  const v3Docs = once(() => {
+    const docs = new Map<string, OpenApiBytes>();
+    for (const [key, doc] of buildOpenApiV3(opts)) docs.set(key, bytesOf(Buffer.from(JSON.stringify(doc))));
+    return docs;
+  });
+  const v3Index = once(() => {
+    const paths: Record<string, { serverRelativeURL: string }> = {};
+    for (const [key, doc] of v3Docs()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
+    return bytesOf(Buffer.from(JSON.stringify({ paths })));
+  });
+  return {
+    v2Json,
+    v2Protobuf,
+    v3Index,
+    v3: (key) => v3Docs().get(key),
+  };
+}
