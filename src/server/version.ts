@@ -1,4 +1,7 @@
 import pkg from '../../package.json';
+import type { VersionInfo } from '../http/version';
+
+export type { VersionInfo };
 
 /**
  * The version Ballast reports: its own release, and the Kubernetes API level it serves in the shape
@@ -7,19 +10,6 @@ import pkg from '../../package.json';
 
 /** the Kubernetes release whose clients Ballast targets (kubectl 1.32; the 1.20 API forms are served too) */
 export const KUBE_COMPAT = Object.freeze({ major: '1', minor: '32', patch: '0' });
-
-/** kube's version.Info */
-export interface VersionInfo {
-  major: string;
-  minor: string;
-  gitVersion: string;
-  gitCommit: string;
-  gitTreeState: string;
-  buildDate: string;
-  goVersion: string;
-  compiler: string;
-  platform: string;
-}
 
 /** Ballast's own version, from package.json */
 export function ballastVersion(): string {
