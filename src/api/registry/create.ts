@@ -19,6 +19,7 @@ import { checkNamespaceForCreate } from './namespace-lifecycle';
 import { translateError } from './storage-errors';
 import { validateForCreate } from './validate';
 import { checkSchema } from './schema-check';
+import { trackWrite } from './managed';
 
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
@@ -55,12 +56,12 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
   const { kind } = target;
   const namespace = requireNamespace(target);
   const original = checkTypeMeta(kind, body);
-  const warnings = checkSchema(ctx, kind, original, options.fieldValidation);
+  const warnings = checkSchema(ctx, kind, original, options.fieldValidation, options.strictDecodingErrors);
   ensureNamespace(kind, metaOf(original), namespace);
   await checkNamespaceForCreate(ctx, kind, namespace ?? '', original.metadata?.name ?? '');
   const generated = !original.metadata?.name && !!original.metadata?.generateName;
   for (let attempt = 1; ; attempt++) {
-    const obj = prepareCreate(ctx, kind, clone(original), namespace);
+    const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, clone(original), namespace), options);
     const name = obj.metadata!.name!;
     if (options.dryRun) {
       delete obj.metadata!.resourceVersion;

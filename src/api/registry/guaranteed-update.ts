@@ -13,6 +13,7 @@ import { readCurrent } from './context';
 import { decodeStored, encodeForStorage } from './codec';
 import { jsonEqual } from './meta';
 import { translateError } from './storage-errors';
+import { withoutManagedFieldTimes } from './managed';
 
 const MAX_ATTEMPTS = 16;
 
@@ -49,7 +50,8 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
         // kube answers the PUT with the object of the request, not a Status
         return { object: next, created: false };
       }
-      if (jsonEqual(JSON.parse(nextValue), JSON.parse(encodeForStorage(kind, current.obj)))) {
+      const currentValue = JSON.parse(encodeForStorage(kind, current.obj));
+      if (jsonEqual(withoutManagedFieldTimes(JSON.parse(nextValue)), withoutManagedFieldTimes(currentValue))) {
         return { object: current.obj, created: false };
       }
       if (step.dryRun) {

@@ -47,7 +47,7 @@ export async function patch(
     dryRun: options.dryRun,
     compute: (current) => {
       const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
-      warnings = checkSchema(ctx, kind, patched, options.fieldValidation);
+      warnings = checkSchema(ctx, kind, patched, options.fieldValidation, options.strictDecodingErrors);
       ensureNamespace(kind, metaOf(patched), namespace);
       checkName(patched, name);
       return prepareUpdate(ctx, kind, patched, current);

@@ -15,6 +15,7 @@ import { guaranteedUpdate } from './guaranteed-update';
 import { patchObject } from './patch';
 import { prepareUpdate, checkName } from './update';
 import { checkSchemaOf } from './schema-check';
+import { trackWrite } from './managed';
 
 const SCALE_API_VERSION = 'autoscaling/v1';
 const SCALE_SCHEMA = 'io.k8s.api.autoscaling.v1.Scale';
@@ -86,9 +87,13 @@ export async function updateScale(ctx: RegistryContext, target: Target, body: Ku
   scaleOf(kind);
   const name = requireName(target);
   const scale = checkScaleBody(body);
-  checkSchemaOf(ctx, SCALE_SCHEMA, { kind: 'Scale', version: 'v1' }, scale, options.fieldValidation);
+  checkSchemaOf(ctx, SCALE_SCHEMA, { kind: 'Scale', version: 'v1' }, scale, options.fieldValidation, options.strictDecodingErrors);
   checkName(scale, name);
-  const result = await guaranteedUpdate(ctx, { target, dryRun: options.dryRun, compute: (current) => applyScale(ctx, kind, scale, current) });
+  const result = await guaranteedUpdate(ctx, {
+    target,
+    dryRun: options.dryRun,
+    compute: (current) => trackWrite(ctx, kind, current.obj, applyScale(ctx, kind, scale, current), options, 'scale'),
+  });
   return { ...result, object: toScale(kind, result.object) };
 }
 
@@ -109,9 +114,9 @@ export async function patchScale(
     dryRun: options.dryRun,
     compute: (current) => {
       const scale = checkScaleBody(patchObject(ctx, type, toScale(kind, current.obj), body, SCALE_SCHEMA));
-      checkSchemaOf(ctx, SCALE_SCHEMA, { kind: 'Scale', version: 'v1' }, scale, options.fieldValidation);
+      checkSchemaOf(ctx, SCALE_SCHEMA, { kind: 'Scale', version: 'v1' }, scale, options.fieldValidation, options.strictDecodingErrors);
       checkName(scale, name);
-      return applyScale(ctx, kind, scale, current);
+      return trackWrite(ctx, kind, current.obj, applyScale(ctx, kind, scale, current), options, 'scale');
     },
   });
   return { ...result, object: toScale(kind, result.object) };

@@ -2,7 +2,8 @@
  * The schema check of a written object against the kind's OpenAPI definition, as kube's decoder
  * does it: wrong JSON types are 400 BadRequest (`Deployment in version "v1" cannot be handled as a
  * Deployment: json: cannot unmarshal ...`); unknown fields follow fieldValidation: Strict -> 400
- * `strict decoding error: unknown field "spec.x"`, Warn (the default) -> warnings, Ignore -> nothing;
+ * `strict decoding error: unknown field "spec.x"` (after the body's duplicate fields, which the
+ * HTTP codecs find: WriteOptions.strictDecodingErrors), Warn (the default) -> warnings, Ignore -> nothing;
  * with Warn and Ignore the unknown fields are dropped, as kube's typed decoding never keeps them.
  * Skipped when the registry has no definitions. Required/enum/format problems are left to the
  * kind's strategy, which reports them as kube's validation does (422).
@@ -30,6 +31,7 @@ export function checkSchemaOf(
   label: { kind: string; version: string },
   obj: KubeObject,
   fieldValidation: WriteOptions['fieldValidation'],
+  decodeErrors: string[] = [],
 ): string[] {
   if (!ctx.definitions || !ctx.definitions[schemaName]) return [];
   const validator = validatorFor(ctx.definitions);
@@ -38,8 +40,9 @@ export function checkSchemaOf(
     throw errors.badRequest(`${label.kind} in version "${label.version}" cannot be handled as a ${label.kind}: ${typeIssues[0].message}`);
   }
   const unknown = validator.unknownFields(schemaName, obj);
-  if (!unknown.length) return [];
-  const texts = unknown.map((f) => `unknown field "${f}"`);
+  // kube's strict decoder reports the body's duplicate fields and the unknown ones in one list
+  const texts = [...decodeErrors, ...unknown.map((f) => `unknown field "${f}"`)];
+  if (!texts.length) return [];
   if (fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${texts.join(', ')}`);
   for (const path of unknown) prune(obj, path);
   return fieldValidation === 'Ignore' ? [] : texts;
@@ -59,6 +62,12 @@ function prune(obj: unknown, path: string): void {
   }
 }
 
-export function checkSchema(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, fieldValidation?: WriteOptions['fieldValidation']): string[] {
-  return checkSchemaOf(ctx, kind.schemaName, { kind: kind.kind, version: kind.version }, obj, fieldValidation);
+export function checkSchema(
+  ctx: RegistryContext,
+  kind: KindDefinition,
+  obj: KubeObject,
+  fieldValidation?: WriteOptions['fieldValidation'],
+  decodeErrors?: string[],
+): string[] {
+  return checkSchemaOf(ctx, kind.schemaName, { kind: kind.kind, version: kind.version }, obj, fieldValidation, decodeErrors);
 }

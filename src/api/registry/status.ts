@@ -18,6 +18,8 @@ import { guaranteedUpdate } from './guaranteed-update';
 import { checkName, checkPrecondition } from './update';
 import { patchObject } from './patch';
 import { validateForStatusUpdate } from './validate';
+import { trackWrite } from './managed';
+import { serverSideApply } from './apply';
 
 function requireStatus(kind: KindDefinition): void {
   if (!kind.statusSubresource) throw errors.notFound({ group: kind.group, resource: `${kind.resource}/status` }, '');
@@ -49,13 +51,13 @@ export async function updateStatus(ctx: RegistryContext, target: Target, body: K
   const name = requireName(target);
   const namespace = requireNamespace(target);
   const original = checkTypeMeta(kind, body);
-  const warnings = checkSchema(ctx, kind, original, options.fieldValidation);
+  const warnings = checkSchema(ctx, kind, original, options.fieldValidation, options.strictDecodingErrors);
   ensureNamespace(kind, metaOf(original), namespace);
   checkName(original, name);
   const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,
-    compute: (current) => prepareStatusUpdate(ctx, kind, clone(original), current),
+    compute: (current) => trackWrite(ctx, kind, current.obj, prepareStatusUpdate(ctx, kind, clone(original), current), options, 'status'),
   });
   return withWarnings(result, warnings);
 }
@@ -71,17 +73,23 @@ export async function patchStatus(
   requireStatus(kind);
   const name = requireName(target);
   const namespace = requireNamespace(target);
-  if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  if (type === 'apply') {
+    return serverSideApply(ctx, target, body, options, {
+      subresource: 'status',
+      prepare: (obj, current) => prepareStatusUpdate(ctx, kind, obj, current),
+      allowCreate: false,
+    });
+  }
   let warnings: string[] = [];
   const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,
     compute: (current) => {
       const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
-      warnings = checkSchema(ctx, kind, patched, options.fieldValidation);
+      warnings = checkSchema(ctx, kind, patched, options.fieldValidation, options.strictDecodingErrors);
       ensureNamespace(kind, metaOf(patched), namespace);
       checkName(patched, name);
-      return prepareStatusUpdate(ctx, kind, patched, current);
+      return trackWrite(ctx, kind, current.obj, prepareStatusUpdate(ctx, kind, patched, current), options, 'status');
     },
   });
   return withWarnings(result, warnings);

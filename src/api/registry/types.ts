@@ -43,6 +43,12 @@ export interface WriteOptions {
   fieldManager?: string;
   /** 'Ignore' | 'Warn' | 'Strict' (validated by the HTTP layer); undefined = the verb's default */
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+  /**
+   * what kube's strict decoding found in the body itself before any schema check, in its words:
+   * `duplicate field "metadata.name"` (JSON), `yaml: unmarshal errors: ...` (YAML). Reported with
+   * the unknown fields, first, under fieldValidation (Strict: one 400; Warn: a warning each).
+   */
+  strictDecodingErrors?: string[];
 }
 
 export interface DeleteOptions extends WriteOptions {

@@ -19,6 +19,7 @@ import { parseResourceVersion } from './resource-version';
 import { OPTIMISTIC_LOCK_MESSAGE, qualifiedResource } from './storage-errors';
 import { validateForUpdate } from './validate';
 import { isApiError } from '../errors';
+import { trackWrite } from './managed';
 
 /** kube's checkName: the object's name must be the one in the URL */
 export function checkName(obj: KubeObject, name: string): void {
@@ -70,14 +71,14 @@ export async function update(ctx: RegistryContext, target: Target, body: KubeObj
   const name = requireName(target);
   const namespace = requireNamespace(target);
   const original = checkTypeMeta(kind, body);
-  const warnings = checkSchema(ctx, kind, original, options.fieldValidation);
+  const warnings = checkSchema(ctx, kind, original, options.fieldValidation, options.strictDecodingErrors);
   ensureNamespace(kind, metaOf(original), namespace);
   checkName(original, name);
   try {
     const result = await guaranteedUpdate(ctx, {
       target,
       dryRun: options.dryRun,
-      compute: (current) => prepareUpdate(ctx, kind, clone(original), current),
+      compute: (current) => trackWrite(ctx, kind, current.obj, prepareUpdate(ctx, kind, clone(original), current), options),
     });
     return withWarnings(result, warnings);
   } catch (err) {

@@ -1,16 +1,21 @@
 /** application/json: the default request and response format */
 import { errors } from '../../api/errors';
 import type { Codec } from './codec';
+import { jsonStrictErrors, withStrictDecodingErrors } from './duplicate-fields';
 
 export const jsonCodec: Codec = {
   mediaType: 'application/json',
   decode(body) {
+    const text = body.toString('utf8');
+    let value: unknown;
     try {
-      return JSON.parse(body.toString('utf8'));
+      value = JSON.parse(text);
     } catch (err) {
       // kube's decoder reports the JSON syntax error of the body as a 400
       throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
+    // JSON.parse keeps the last of repeated keys, as Go's decoder does; fieldValidation decides the rest
+    return withStrictDecodingErrors(value, jsonStrictErrors(text));
   },
   encode(value, opts) {
     // kube's pretty serializer indents two spaces; the compact one ends with a newline

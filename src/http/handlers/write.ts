@@ -4,6 +4,7 @@ import type { KubeObject } from '../../api/kind';
 import type { WriteResult } from '../../api/registry/types';
 import { apiVersionOf } from '../../api/scheme';
 import { decodeObject, patchTypeOf, readBody } from '../body';
+import { jsonStrictErrors, strictDecodingErrorsOf } from '../codecs/duplicate-fields';
 import { negotiateOutput } from '../negotiate';
 import type { Negotiated } from '../negotiate';
 import { parseCreateOptions, parsePatchOptions, parseUpdateOptions } from '../query';
@@ -17,11 +18,13 @@ function writeResult(r: ResourceRequest, result: WriteResult, negotiated: Negoti
 
 /**
  * decode the body as the kind the URL names (Scale for /scale), filling in apiVersion and kind
- * when absent as kube's decoder defaults them, and rejecting another group/version or kind with 400
+ * when absent as kube's decoder defaults them, and rejecting another group/version or kind with 400.
+ * The body's duplicate fields go to `strict`, for the registry to report under fieldValidation.
  */
-async function readObject(r: ResourceRequest, deps: ResourceDeps): Promise<KubeObject> {
+async function readObject(r: ResourceRequest, deps: ResourceDeps, strict: string[] = []): Promise<KubeObject> {
   const body = await readBody(r.ctx.req, deps.maxRequestBodyBytes);
   const obj = decodeObject(body, r.ctx.get('Content-Type') || undefined, r.kind) as KubeObject;
+  strict.push(...strictDecodingErrorsOf(obj));
   const apiVersion = r.subresource === 'scale' ? 'autoscaling/v1' : apiVersionOf(r.kind);
   const kind = r.subresource === 'scale' ? 'Scale' : r.kind.kind;
   if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion) {
@@ -36,14 +39,18 @@ async function readObject(r: ResourceRequest, deps: ResourceDeps): Promise<KubeO
 export async function createResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const opts = parseCreateOptions(r.ctx.state.query);
-  const obj = await readObject(r, deps);
+  const strict: string[] = [];
+  const obj = await readObject(r, deps, strict);
+  if (strict.length) opts.strictDecodingErrors = strict;
   writeResult(r, await deps.registry.create(r.target, obj, opts), negotiated);
 }
 
 export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const opts = parseUpdateOptions(r.ctx.state.query);
-  const obj = await readObject(r, deps);
+  const strict: string[] = [];
+  const obj = await readObject(r, deps, strict);
+  if (strict.length) opts.strictDecodingErrors = strict;
   const reg = deps.registry;
   const result =
     r.subresource === 'status'
@@ -54,12 +61,24 @@ export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Pr
   writeResult(r, result, negotiated);
 }
 
+/** kube decodes merge and strategic merge patches strictly too: their repeated keys are reported */
+function patchStrictErrors(body: string): string[] {
+  try {
+    JSON.parse(body);
+  } catch {
+    return []; // the registry answers the syntax error
+  }
+  return jsonStrictErrors(body);
+}
+
 export async function patchResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const type = patchTypeOf(r.ctx.get('Content-Type') || undefined);
   const opts = parsePatchOptions(r.ctx.state.query, type);
   const body = (await readBody(r.ctx.req, deps.maxRequestBodyBytes)).toString('utf8');
   if (body.trim() === '') throw errors.badRequest('the body of the request was empty');
+  const strict = type === 'merge' || type === 'strategic' ? patchStrictErrors(body) : [];
+  if (strict.length) opts.strictDecodingErrors = strict;
   const reg = deps.registry;
   const result =
     r.subresource === 'status'
