@@ -17,6 +17,8 @@ import { checkSchema } from './schema-check';
 import { guaranteedUpdate } from './guaranteed-update';
 import { ensureNamespace, metaOf } from './meta';
 import { checkName, prepareUpdate } from './update';
+import { trackWrite } from './managed';
+import { serverSideApply } from './apply';
 
 /** apply a non-apply patch to a copy of doc; the result must still be an object */
 export function patchObject(ctx: RegistryContext, type: PatchType, doc: KubeObject, body: string, root: string): KubeObject {
@@ -40,7 +42,7 @@ export async function patch(
   const { kind } = target;
   const name = requireName(target);
   const namespace = requireNamespace(target);
-  if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
+  if (type === 'apply') return serverSideApply(ctx, target, body, options);
   let warnings: string[] = [];
   const result = await guaranteedUpdate(ctx, {
     target,
@@ -50,7 +52,7 @@ export async function patch(
       warnings = checkSchema(ctx, kind, patched, options.fieldValidation, options.strictDecodingErrors);
       ensureNamespace(kind, metaOf(patched), namespace);
       checkName(patched, name);
-      return prepareUpdate(ctx, kind, patched, current);
+      return trackWrite(ctx, kind, current.obj, prepareUpdate(ctx, kind, patched, current), options);
     },
   });
   return withWarnings(result, warnings);

@@ -41,6 +41,8 @@ export interface WriteOptions {
   /** dryRun=All was given (the HTTP layer rejects any other value with 400) */
   dryRun: boolean;
   fieldManager?: string;
+  /** the request's User-Agent: without fieldManager, its first segment names the manager (`kubectl`) */
+  userAgent?: string;
   /** 'Ignore' | 'Warn' | 'Strict' (validated by the HTTP layer); undefined = the verb's default */
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /**
