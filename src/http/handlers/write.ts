@@ -39,6 +39,7 @@ async function readObject(r: ResourceRequest, deps: ResourceDeps, strict: string
 export async function createResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const opts = parseCreateOptions(r.ctx.state.query);
+  opts.userAgent = r.ctx.get('User-Agent');
   const strict: string[] = [];
   const obj = await readObject(r, deps, strict);
   if (strict.length) opts.strictDecodingErrors = strict;
@@ -48,6 +49,7 @@ export async function createResource(r: ResourceRequest, deps: ResourceDeps): Pr
 export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const opts = parseUpdateOptions(r.ctx.state.query);
+  opts.userAgent = r.ctx.get('User-Agent');
   const strict: string[] = [];
   const obj = await readObject(r, deps, strict);
   if (strict.length) opts.strictDecodingErrors = strict;
@@ -75,6 +77,7 @@ export async function patchResource(r: ResourceRequest, deps: ResourceDeps): Pro
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const type = patchTypeOf(r.ctx.get('Content-Type') || undefined);
   const opts = parsePatchOptions(r.ctx.state.query, type);
+  opts.userAgent = r.ctx.get('User-Agent');
   const body = (await readBody(r.ctx.req, deps.maxRequestBodyBytes)).toString('utf8');
   if (body.trim() === '') throw errors.badRequest('the body of the request was empty');
   const strict = type === 'merge' || type === 'strategic' ? patchStrictErrors(body) : [];
