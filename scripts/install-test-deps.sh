@@ -3,6 +3,8 @@
 #  - kubectl 1.20: Debian's kubernetes-client package, unpacked into .tools/kubernetes-client/ so
 #    the system kubectl is left alone. Binary: .tools/kubernetes-client/usr/bin/kubectl
 #  - kubectl 1.32: expected beside the system kubectl dispatcher as kubectl.1.32 (only checked).
+#  - the Python client: Debian's python3-kubernetes, for /usr/bin/python3 (the system Python: a
+#    pyenv python3 earlier on PATH does not see Debian's dist-packages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,15 @@ as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi
 }
 
+# apt-get update at most once per run, and only when something has to be installed
+APT_UPDATED=0
+apt_update_once() {
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    as_root apt-get update
+    APT_UPDATED=1
+  fi
+}
+
 if [ -x "$KUBECTL_120" ]; then
   echo "kubectl 1.20: present ($KUBECTL_120)"
 else
@@ -20,11 +31,11 @@ else
   mkdir -p "$TOOLS/download"
   # apt-get download needs package lists; refresh them only when the package is unknown.
   if ! apt-cache show kubernetes-client >/dev/null 2>&1; then
-    as_root apt-get update
+    apt_update_once
   fi
   if ! (cd "$TOOLS/download" && apt-get download kubernetes-client); then
     # stale package lists point at versions the mirror no longer has
-    as_root apt-get update
+    as_root apt-get update && APT_UPDATED=1
     (cd "$TOOLS/download" && apt-get download kubernetes-client)
   fi
   deb=$(ls -t "$TOOLS"/download/kubernetes-client_*.deb | head -n1)
@@ -48,4 +59,17 @@ if command -v kubectl >/dev/null; then
   fi
 else
   echo "warning: no kubectl on PATH; the kubectl 1.32 end-to-end tests will be skipped" >&2
+fi
+
+# The Python client (test/e2e/clients-python.test.ts runs test/e2e/python/smoke.py with it).
+SYSTEM_PYTHON=/usr/bin/python3
+if [ ! -x "$SYSTEM_PYTHON" ]; then
+  echo "warning: $SYSTEM_PYTHON not found; the Python client end-to-end test will be skipped" >&2
+elif "$SYSTEM_PYTHON" -c 'import kubernetes' >/dev/null 2>&1; then
+  echo "python3-kubernetes: present ($("$SYSTEM_PYTHON" -c 'import kubernetes; print(kubernetes.__version__)'))"
+else
+  echo "python3-kubernetes: installing Debian's package"
+  apt_update_once
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-kubernetes
+  "$SYSTEM_PYTHON" -c 'import kubernetes; print("python3-kubernetes: installed", kubernetes.__version__)'
 fi

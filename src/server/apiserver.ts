@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
 import { createRegistry } from '../api/registry/index';
+import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { Scheme } from '../api/scheme';
 import { createApiServerApp } from '../http/app';
 import { startServer } from '../http/server';
@@ -53,8 +54,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
   try {
-    const scheme = new Scheme(builtinKinds());
-    registry = createRegistry({ store, scheme, definitions, logger: logger.child({ component: 'registry' }) });
+    const scheme = new Scheme([...builtinKinds(), ...accessReviewKinds()]);
+    // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
+    registry = withAccessReviews(createRegistry({ store, scheme, definitions, logger: logger.child({ component: 'registry' }) }), {
+      authorizer: new AlwaysAllowAuthorizer(),
+      definitions,
+    });
     await registry.bootstrap();
 
     const api = createApiServerApp({

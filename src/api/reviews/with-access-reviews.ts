@@ -1,0 +1,134 @@
+/**
+ * withAccessReviews: a Registry decorator that answers the access review kinds (see kinds.ts) in
+ * memory from an Authorizer, as kube's review REST endpoints do, and passes every other kind through
+ * untouched. Creating a review runs the decoder's checks, kube's validation, asks the authorizer,
+ * and returns the review with its status (201, never stored); any other verb on a review is 405.
+ */
+import { ApiError, errors } from '../errors';
+import type { KindDefinition, KubeObject } from '../kind';
+import { isObj } from '../kinds/util';
+import { apiVersionOf } from '../scheme';
+import type { Registry, Target, WriteOptions, WriteResult } from '../registry/types';
+import type { Definitions } from '../../schema/types';
+import { attributesOf, statusOf, subjectOf } from './attributes';
+import type { Authorizer, Decision } from './authorizer';
+import { REVIEW_KINDS, reviewResourceOf } from './kinds';
+import { ReviewSchema } from './review-schema';
+import { validateReview } from './validation';
+
+export interface AccessReviewsOptions {
+  /** decides every review (the server's configured authorizer) */
+  authorizer: Authorizer;
+  /** schema definitions for the decoder's type and unknown-field checks of review bodies; skipped when absent */
+  definitions?: Definitions;
+}
+
+/** kube's NewMethodNotSupported for a review resource, as the HTTP layer words it too */
+function notSupported(kind: KindDefinition, verb: string): ApiError {
+  return new ApiError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${kind.resource}.${kind.group}"`, {
+    group: kind.group,
+    kind: kind.resource,
+  });
+}
+
+/** the review answering side: validation, the authorizer's decision, the response object */
+class AccessReviews {
+  readonly #authorizer: Authorizer;
+  readonly #schema: ReviewSchema | undefined;
+
+  constructor(opts: AccessReviewsOptions) {
+    this.#authorizer = opts.authorizer;
+    this.#schema = opts.definitions ? new ReviewSchema(opts.definitions) : undefined;
+  }
+
+  async create(target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
+    const { kind } = target;
+    const obj = this.#decode(kind, body);
+    const warnings = this.#schema?.check(kind, obj, options) ?? [];
+    const meta = obj.metadata as Record<string, unknown>;
+    const resource = reviewResourceOf(kind)!;
+    const kindName = REVIEW_KINDS[resource];
+
+    // kube's create handler fills an unset namespace from the URL and refuses another one
+    const requestNamespace = kind.namespaced ? (target.namespace ?? '') : '';
+    const bodyNamespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+    if (bodyNamespace === '' && requestNamespace !== '') meta.namespace = requestNamespace;
+    else if (bodyNamespace !== requestNamespace) {
+      if (requestNamespace === '') delete meta.namespace;
+      else throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+
+    const causes = validateReview(kindName, obj);
+    if (causes.length > 0) throw errors.invalid(kindName, kind.group, '', causes);
+    if (kind.namespaced && requestNamespace === '') throw errors.badRequest(`namespace is required on this type: ${requestNamespace}`);
+
+    const spec = obj.spec as Record<string, unknown>;
+    // a SelfSubjectAccessReview is about the caller, whom the registry seam does not carry yet
+    const user = kindName === 'SelfSubjectAccessReview' ? undefined : subjectOf(spec);
+    let decision: Decision;
+    try {
+      decision = await this.#authorizer.authorize(attributesOf(spec, user));
+    } catch (err) {
+      // kube reports an authorizer failure in the review, not as a failed request
+      decision = { allowed: false, evaluationError: err instanceof Error ? err.message : String(err) };
+    }
+    // system fields never apply to a review: the answer carries the request's metadata back
+    delete meta.managedFields;
+    const object: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta, spec, status: statusOf(decision) };
+    return warnings.length > 0 ? { object, created: true, warnings } : { object, created: true };
+  }
+
+  /** the body as a review object: an object of the review's apiVersion and kind, with metadata and spec */
+  #decode(kind: KindDefinition, body: unknown): KubeObject {
+    if (!isObj(body)) throw errors.badRequest('the body of the request must be a JSON object');
+    const obj = structuredClone(body) as KubeObject;
+    const apiVersion = apiVersionOf(kind);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion) {
+      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    }
+    if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== kind.kind) {
+      throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind.kind})`);
+    }
+    obj.apiVersion = apiVersion;
+    obj.kind = kind.kind;
+    if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
+    if (!isObj(obj.metadata)) throw errors.badRequest('metadata must be an object');
+    if (obj.spec === undefined || obj.spec === null) obj.spec = {};
+    return obj;
+  }
+}
+
+/**
+ * wrap a registry so the access review kinds are answered by `opts.authorizer`. The result has
+ * everything the wrapped registry has (lifecycle methods included); only the Registry verbs on
+ * review kinds behave differently.
+ */
+export function withAccessReviews<R extends Registry>(registry: R, opts: AccessReviewsOptions): R {
+  const reviews = new AccessReviews(opts);
+  const isReview = (t: Target): boolean => reviewResourceOf(t.kind) !== undefined;
+  const refuse = (t: Target, verb: string): Promise<never> => Promise.reject(notSupported(t.kind, verb));
+  const verbs: Registry = {
+    get: (t, o) => (isReview(t) ? refuse(t, 'get') : registry.get(t, o)),
+    list: (t, o) => (isReview(t) ? refuse(t, 'list') : registry.list(t, o)),
+    watch: (t, o, sink) => (isReview(t) ? refuse(t, 'watch') : registry.watch(t, o, sink)),
+    create: (t, body, o) => (isReview(t) ? reviews.create(t, body, o) : registry.create(t, body, o)),
+    update: (t, body, o) => (isReview(t) ? refuse(t, 'update') : registry.update(t, body, o)),
+    patch: (t, type, body, o) => (isReview(t) ? refuse(t, 'patch') : registry.patch(t, type, body, o)),
+    delete: (t, o) => (isReview(t) ? refuse(t, 'delete') : registry.delete(t, o)),
+    deleteCollection: (t, l, o) => (isReview(t) ? refuse(t, 'deletecollection') : registry.deleteCollection(t, l, o)),
+    getStatus: (t, o) => (isReview(t) ? refuse(t, 'get') : registry.getStatus(t, o)),
+    updateStatus: (t, body, o) => (isReview(t) ? refuse(t, 'update') : registry.updateStatus(t, body, o)),
+    patchStatus: (t, type, body, o) => (isReview(t) ? refuse(t, 'patch') : registry.patchStatus(t, type, body, o)),
+    getScale: (t, o) => (isReview(t) ? refuse(t, 'get') : registry.getScale(t, o)),
+    updateScale: (t, body, o) => (isReview(t) ? refuse(t, 'update') : registry.updateScale(t, body, o)),
+    patchScale: (t, type, body, o) => (isReview(t) ? refuse(t, 'patch') : registry.patchScale(t, type, body, o)),
+  };
+  // everything else (bootstrap, close, idle, ...) is the wrapped registry's own, bound to it
+  return new Proxy(registry, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string' && Object.hasOwn(verbs, prop)) return verbs[prop as keyof Registry];
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
