@@ -1,8 +1,9 @@
 /**
  * Response content negotiation, as kube's NegotiateOutputMediaType: Accept clauses are tried in order
  * of preference; the first one a codec serves wins. `as=Table;g=meta.k8s.io;v=v1|v1beta1` asks for
- * the server-side Table where the endpoint allows it; protobuf clauses are skipped until that codec
- * exists, so `application/vnd.kubernetes.protobuf,application/json` is answered in JSON.
+ * the server-side Table where the endpoint allows it. Table and aggregated discovery exist only as
+ * JSON (and Table as YAML), as kube's AllowsMediaTypeTransform says: a protobuf clause asking for
+ * them is skipped. Streams in any type but JSON are labelled `;stream=watch`, as kube labels them.
  */
 import { ApiError } from '../api/errors';
 import type { TableApiVersion } from '../api/table';
@@ -28,6 +29,8 @@ export interface NegotiateOptions {
   stream: boolean;
   /** the endpoint can answer with aggregated discovery (/api and /apis) */
   allowDiscovery?: boolean;
+  /** codecs that cannot write this response (protobuf for a kind it has no message for) */
+  skip?: (codec: Codec) => boolean;
 }
 
 interface AcceptClause {
@@ -78,23 +81,25 @@ function accept(clause: AcceptClause, codec: Codec, opts: NegotiateOptions): Neg
   if (stream && (stream !== 'watch' || !codec.encodeFrame)) return undefined;
   const pretty = clause.params.get('pretty') === '1';
   if (as === undefined && g === undefined && v === undefined) {
-    return { codec, contentType: codec.mediaType, pretty };
+    const streamed = opts.stream && codec.mediaType !== 'application/json';
+    return { codec, contentType: streamed ? `${codec.mediaType};stream=watch` : codec.mediaType, pretty };
   }
   if (opts.allowDiscovery && as === 'APIGroupDiscoveryList' && g === 'apidiscovery.k8s.io' && (v === 'v2' || v === 'v2beta1') && codec.mediaType === 'application/json') {
     return { codec, contentType: `${codec.mediaType};g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`, discovery: v, pretty };
   }
   if (!opts.allowTable || as !== 'Table' || g !== 'meta.k8s.io' || (v !== 'v1' && v !== 'v1beta1')) return undefined;
+  if (codec.mediaType !== 'application/json' && codec.mediaType !== 'application/yaml') return undefined;
   // the Content-Type names the conversion in the parameter order kubectl sends it
   return { codec, contentType: `${codec.mediaType};as=Table;v=${v};g=meta.k8s.io`, table: `meta.k8s.io/${v}`, pretty };
 }
 
-export function notAcceptable(): ApiError {
-  return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${mediaTypesServed().join(', ')}`);
+export function notAcceptable(served: string[] = mediaTypesServed()): ApiError {
+  return new ApiError(406, 'NotAcceptable', `only the following media types are accepted: ${served.join(', ')}`);
 }
 
 /** choose the response format; throws 406 NotAcceptable when no clause can be served */
 export function negotiateOutput(acceptHeader: string | undefined, opts: NegotiateOptions): Negotiated {
-  const candidates = opts.stream ? codecs.filter((c) => c.encodeFrame) : codecs;
+  const candidates = (opts.stream ? codecs.filter((c) => c.encodeFrame) : codecs).filter((c) => !opts.skip?.(c));
   if (!acceptHeader || acceptHeader.trim() === '') {
     return { codec: candidates[0], contentType: candidates[0].mediaType, pretty: false };
   }
@@ -105,5 +110,5 @@ export function negotiateOutput(acceptHeader: string | undefined, opts: Negotiat
       if (n) return n;
     }
   }
-  throw notAcceptable();
+  throw opts.skip ? notAcceptable(codecs.filter((c) => !opts.skip!(c)).map((c) => c.mediaType)) : notAcceptable();
 }

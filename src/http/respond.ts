@@ -1,5 +1,7 @@
 /** Writing API objects in the negotiated format, with kube's pretty printing rules. */
+import { codecFor } from './codecs';
 import type { ApiContext } from './context';
+import { negotiateOutput } from './negotiate';
 import type { Negotiated } from './negotiate';
 
 /** kube pretty-prints on `pretty=true` (any ParseBool truth), `pretty=1` in Accept, or for curl/Wget/browsers */
@@ -11,7 +13,22 @@ export function wantsPretty(ctx: ApiContext, negotiated?: Negotiated): boolean {
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
+/**
+ * the type for a value the negotiated codec has no form for: an object of a kind without one (kube's
+ * custom resources have no protobuf) takes the client's next acceptable type, else 406; a document
+ * without apiVersion/kind (/version) is JSON, which kube writes for those regardless of Accept
+ */
+function renegotiate(ctx: ApiContext, value: unknown): Negotiated {
+  const v = value as { apiVersion?: unknown; kind?: unknown } | null;
+  if (typeof v?.apiVersion === 'string' && typeof v.kind === 'string') {
+    return negotiateOutput(ctx.get('Accept'), { allowTable: false, stream: false, skip: (c) => c.canEncode !== undefined && !c.canEncode(value) });
+  }
+  const json = codecFor('application/json')!;
+  return { codec: json, contentType: json.mediaType, pretty: false };
+}
+
 export function writeObject(ctx: ApiContext, code: number, value: unknown, negotiated: Negotiated): void {
+  if (negotiated.codec.canEncode && !negotiated.codec.canEncode(value)) negotiated = renegotiate(ctx, value);
   ctx.status = code;
   ctx.body = negotiated.codec.encode(value, { pretty: wantsPretty(ctx, negotiated) });
   ctx.set('Content-Type', negotiated.contentType);

@@ -58,8 +58,8 @@ export function readEnvelope(data: Uint8Array): Envelope {
       else r.skipType(tag & 7);
     }
   } catch (err) {
-    if (err instanceof RangeError) throw new ProtobufDecodeError('unexpected EOF');
-    throw err;
+    // protobufjs reports truncated input as a RangeError and bad wire types as plain errors
+    throw new ProtobufDecodeError(err instanceof RangeError ? 'unexpected EOF' : (err as Error).message);
   }
   return env;
 }

@@ -20,6 +20,8 @@ export interface Codec {
   decode(body: Buffer, ctx: DecodeContext): unknown;
   /** encode one response object */
   encode(value: unknown, opts: EncodeOptions): Buffer;
+  /** whether this object has a form in this type (protobuf has none for Table or /version); absent = always */
+  canEncode?(value: unknown): boolean;
   /** encode a watch event as one frame of a watch stream; undefined = this type cannot stream */
   encodeFrame?(value: unknown): Buffer;
 }

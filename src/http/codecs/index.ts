@@ -4,11 +4,12 @@
  */
 import type { Codec } from './codec';
 import { jsonCodec } from './json';
+import { protobufCodec } from './protobuf';
 import { yamlCodec } from './yaml';
 
 export type { Codec, DecodeContext, EncodeOptions } from './codec';
 
-export const codecs: readonly Codec[] = Object.freeze([jsonCodec, yamlCodec]);
+export const codecs: readonly Codec[] = Object.freeze([jsonCodec, yamlCodec, protobufCodec]);
 
 export function codecFor(mediaType: string): Codec | undefined {
   return codecs.find((c) => c.mediaType === mediaType);

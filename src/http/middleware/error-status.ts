@@ -6,14 +6,37 @@
 import { errors, isApiError } from '../../api/errors';
 import type { Status } from '../../api/errors';
 import type { ApiContext, ApiMiddleware } from '../context';
+import { negotiateOutput } from '../negotiate';
+import type { Negotiated } from '../negotiate';
 import { wantsPretty } from '../respond';
 
 export function writeStatus(ctx: ApiContext, status: Status): void {
   ctx.status = status.code;
   const retry = status.details?.retryAfterSeconds;
   if (retry && retry > 0) ctx.set('Retry-After', String(retry));
+  // a 406 means no type the client accepts could be written: kube answers it in JSON
+  const negotiated = status.code === 406 ? undefined : statusFormat(ctx);
+  if (negotiated) {
+    // kube's ErrorNegotiated: the Status in the type the client asked for (protobuf for client-go)
+    ctx.body = negotiated.codec.encode(status, { pretty: false });
+    ctx.set('Content-Type', negotiated.contentType);
+    return;
+  }
   ctx.body = JSON.stringify(status, null, ctx.state.query && wantsPretty(ctx) ? 2 : undefined) + '\n';
   ctx.set('Content-Type', 'application/json');
+}
+
+/** the negotiated type when the client prefers one other than JSON that can carry a Status */
+function statusFormat(ctx: ApiContext): Negotiated | undefined {
+  let negotiated: Negotiated;
+  try {
+    negotiated = negotiateOutput(ctx.get('Accept'), { allowTable: false, stream: false });
+  } catch {
+    return undefined; // not acceptable: JSON, as kube falls back to
+  }
+  const { codec } = negotiated;
+  if (codec.mediaType === 'application/json' || !codec.canEncode) return undefined;
+  return codec.canEncode({ kind: 'Status', apiVersion: 'v1' }) ? negotiated : undefined;
 }
 
 export function errorStatus(): ApiMiddleware {
