@@ -173,6 +173,14 @@ function readMapEntry(r: Reader, plan: MessagePlan, f: FieldPlan, state: DecodeS
   return [key, value === undefined ? zeroOf(f, state) : value];
 }
 
+/**
+ * embedded objects whose TypeMeta the wire cannot carry but kube's JSON shows: kube's conversion of
+ * StatefulSetSpec sets apiVersion/kind on every volumeClaimTemplates item (issue 87583)
+ */
+const EMBEDDED_TYPE_META: Record<string, Record<string, { apiVersion: string; kind: string }>> = {
+  'k8s.io.api.apps.v1.StatefulSetSpec': { volumeClaimTemplates: { apiVersion: 'v1', kind: 'PersistentVolumeClaim' } },
+};
+
 function isZero(v: unknown): boolean {
   return v === '' || v === 0 || v === false;
 }
@@ -220,6 +228,13 @@ function readMessage(r: Reader, end: number, plan: MessagePlan, state: DecodeSta
     // a Go value with omitempty: zero means unset (int-or-string's zero is the integer 0)
     if (f.go === 'omitempty' && !f.repeated && !f.map && (f.scalar || f.message?.wellKnown === 'IntOrString') && isZero(v)) continue;
     out[f.name] = v;
+  }
+  const embedded = EMBEDDED_TYPE_META[plan.name];
+  if (embedded) {
+    for (const [field, tm] of Object.entries(embedded)) {
+      const items = out[field];
+      if (Array.isArray(items)) out[field] = items.map((item) => ({ ...tm, ...(item as object) }));
+    }
   }
   return out;
 }
