@@ -5,9 +5,9 @@ import { loadProtoSchema, ProtobufCodec } from '../../src/codec/protobuf';
 export const schema = loadProtoSchema();
 export const codec = new ProtobufCodec({ schema });
 
-/** values kube's JSON adds for Go value fields that the input left out: {} structs, null times, [] lists */
+/** values kube's JSON adds for Go value fields that the input left out: {} structs, null times, [] lists, zeros */
 function isEmptyExtra(v: unknown): boolean {
-  if (v === null) return true;
+  if (v === null || v === 0 || v === '' || v === false) return true;
   if (Array.isArray(v)) return v.length === 0;
   if (typeof v === 'object') return Object.values(v as object).every(isEmptyExtra);
   return false;
