@@ -87,7 +87,12 @@ export class ProtobufCodec {
   decodeObject(data: Uint8Array, defaults?: TypeMetaValue): Record<string, unknown> {
     if (data.length === 0) throw new ProtobufBodyError('empty data');
     if (!hasMagic(data)) throw new ProtobufBodyError(`provided data does not appear to be a protobuf message, expected prefix ${PREFIX_TEXT}`);
-    const env = readEnvelope(data);
+    let env;
+    try {
+      env = readEnvelope(data);
+    } catch (err) {
+      throw err instanceof ProtobufDecodeError ? new ProtobufBodyError(err.message) : err;
+    }
     const named = env.kind !== '';
     const kind = env.kind || defaults?.kind || '';
     const apiVersion = env.apiVersion || defaults?.apiVersion || '';
