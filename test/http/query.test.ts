@@ -72,12 +72,12 @@ t.test('dryRun: only All (repeatable); anything else is rejected before the regi
   t.teardown(() => s.close());
   let r = await getJson(`${s.url}${NS}?dryRun=All`, { method: 'POST', body: '{}', headers: json });
   t.equal(r.status, 201);
-  t.same(s.registry.lastCall().options, { dryRun: true });
+  t.same(s.registry.lastCall().options, { dryRun: true, userAgent: 'node' });
   r = await getJson(`${s.url}${NS}?dryRun=All&dryRun=All`, { method: 'POST', body: '{}', headers: json });
   t.equal(r.status, 201);
-  t.same(s.registry.lastCall().options, { dryRun: true });
+  t.same(s.registry.lastCall().options, { dryRun: true, userAgent: 'node' });
   r = await getJson(`${s.url}${NS}`, { method: 'POST', body: '{}', headers: json });
-  t.same(s.registry.lastCall().options, { dryRun: false });
+  t.same(s.registry.lastCall().options, { dryRun: false, userAgent: 'node' });
   const calls = s.registry.calls.length;
   r = await getJson(`${s.url}${NS}?dryRun=Yes`, { method: 'POST', body: '{}', headers: json });
   t.equal(r.status, 422);
@@ -98,7 +98,7 @@ t.test('fieldManager and fieldValidation are validated; valid ones pass through'
   t.teardown(() => s.close());
   let r = await getJson(`${s.url}${NS}?fieldManager=kubectl-create&fieldValidation=Strict`, { method: 'POST', body: '{}', headers: json });
   t.equal(r.status, 201);
-  t.same(s.registry.lastCall().options, { dryRun: false, fieldManager: 'kubectl-create', fieldValidation: 'Strict' });
+  t.same(s.registry.lastCall().options, { dryRun: false, fieldManager: 'kubectl-create', fieldValidation: 'Strict', userAgent: 'node' });
   r = await getJson(`${s.url}${NS}?fieldManager=${'m'.repeat(129)}`, { method: 'POST', body: '{}', headers: json });
   t.equal(r.status, 422);
   t.match(r.body.message, /fieldManager: Too long: may not be more than 128 bytes/);
@@ -132,7 +132,7 @@ t.test('patch options: apply needs a fieldManager, force is apply-only', async (
     headers: { 'Content-Type': 'application/apply-patch+yaml' },
   });
   t.equal(r.status, 201);
-  t.same(s.registry.lastCall().options, { dryRun: false, fieldManager: 'kubectl', fieldValidation: 'Strict', force: false });
+  t.same(s.registry.lastCall().options, { dryRun: false, fieldManager: 'kubectl', fieldValidation: 'Strict', force: false, userAgent: 'node' });
 });
 
 t.test('DeleteOptions come from the body when there is one, else from the query', async (t) => {
