@@ -23,6 +23,7 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
   // headers must still arrive promptly; whole request bodies within 5 minutes (Node's default)
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress, () => {
@@ -30,4 +31,31 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
       resolve(server);
     });
   });
+}
+
+/**
+ * Requests Node's HTTP parser rejects before the app sees them (unknown methods, malformed request
+ * lines or headers) still get a metav1 Status, as every other error does; Node's default answer is
+ * a bare `400 Bad Request`. Go's server (kube-apiserver) accepts any method token, and kube then
+ * answers 405 MethodNotAllowed, so an unknown method gets that here too. The connection is closed:
+ * the parser cannot find where the next request starts.
+ */
+function answerClientError(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const [code, reason, message] =
+    err.code === 'HPE_INVALID_METHOD'
+      ? [405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'RequestHeaderFieldsTooLarge', 'Request Header Fields Too Large']
+        : [400, 'BadRequest', `malformed HTTP request: ${err.code ?? err.message}`];
+  const status: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
+  if (code !== 431) status.reason = reason;
+  const body = JSON.stringify(status) + '\n';
+  socket.end(
+    `HTTP/1.1 ${code} ${code === 405 ? 'Method Not Allowed' : code === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -32,7 +32,7 @@ export class Client {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (o.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
     // Node sends DELETE bodies without framing unless told the length
-    if (o.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['Content-Length'] = String(Buffer.byteLength(o.body));
+    if (o.body !== undefined && !Object.keys(headers).some((h) => ['content-length', 'transfer-encoding'].includes(h.toLowerCase()))) headers['Content-Length'] = String(Buffer.byteLength(o.body));
     return new Promise((resolve, reject) => {
       const req = https.request(`${this.url}${path}`, { method, agent: this.agent, headers, timeout: o.timeoutMs ?? 30_000 }, (res) => {
         const chunks: Buffer[] = [];
