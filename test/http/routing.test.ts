@@ -51,7 +51,7 @@ t.test('PATCH on the resource and its subresources carries the patch type and ra
     t.equal(call.patchType, type);
     t.equal(call.body, '{"spec":{"size":4}}');
   }
-  t.same(s.registry.lastCall().options, { dryRun: false, fieldManager: 'kubectl', force: true });
+  t.same(s.registry.lastCall().options, { dryRun: false, fieldManager: 'kubectl', force: true, userAgent: 'node' });
   await getJson(`${s.url}${W}/namespaces/ns1/widgets/w1/status`, { method: 'PATCH', body: '{}', headers: { 'Content-Type': 'application/merge-patch+json' } });
   t.equal(s.registry.lastCall().verb, 'patchStatus');
   const r = await getJson(`${s.url}${W}/namespaces/ns1/widgets/w1/scale`, { method: 'PATCH', body: '{"spec":{"replicas":5}}', headers: { 'Content-Type': 'application/merge-patch+json' } });
