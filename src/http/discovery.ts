@@ -94,7 +94,9 @@ export function apiResources(k: KindDefinition): APIResource[] {
       verbs: verbsOf(k),
       ...(k.shortNames.length > 0 ? { shortNames: [...k.shortNames] } : {}),
       ...(k.categories.length > 0 ? { categories: [...k.categories] } : {}),
-      storageVersionHash: storageVersionHash(k),
+      // kube publishes a storage version hash only for resources it stores; create-only virtual
+      // resources (access reviews) have none
+      ...(verbsOf(k).includes('get') ? { storageVersionHash: storageVersionHash(k) } : {}),
     },
   ];
   if (k.statusSubresource) {

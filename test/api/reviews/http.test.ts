@@ -47,7 +47,7 @@ t.test('discovery lists the three reviews with the single verb create', async (t
   const base = await serve(t);
   const res = await fetch(`${base}/apis/authorization.k8s.io/v1`);
   t.equal(res.status, 200);
-  const doc = (await res.json()) as { resources: Array<{ name: string; namespaced: boolean; kind: string; verbs: string[] }> };
+  const doc = (await res.json()) as { resources: Array<{ name: string; namespaced: boolean; kind: string; verbs: string[]; storageVersionHash?: string }> };
   t.same(
     doc.resources.map((r) => [r.name, r.namespaced, r.kind, r.verbs]),
     [
@@ -56,6 +56,10 @@ t.test('discovery lists the three reviews with the single verb create', async (t
       ['subjectaccessreviews', false, 'SubjectAccessReview', ['create']],
     ],
   );
+  // nothing is stored for a review, so (as in kube) discovery publishes no storage version hash
+  t.same(doc.resources.filter((r) => r.storageVersionHash !== undefined).map((r) => r.name), []);
+  const apps = (await (await fetch(`${base}/apis/apps/v1`)).json()) as { resources: Array<{ name: string; storageVersionHash?: string }> };
+  t.ok(apps.resources.find((r) => r.name === 'deployments')?.storageVersionHash, 'stored kinds keep their hash');
   const groups = (await (await fetch(`${base}/apis`)).json()) as { groups: Array<{ name: string }> };
   t.ok(groups.groups.some((g) => g.name === 'authorization.k8s.io'), 'the group is listed in /apis');
 });
