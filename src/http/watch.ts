@@ -13,6 +13,7 @@ import { toTable } from '../api/table';
 import type { IncludeObject } from '../api/table';
 import type { ApiContext } from './context';
 import type { Negotiated } from './negotiate';
+import { watchFrame } from '../cache/encoded';
 
 /** bytes a watch may have waiting in the socket before the client counts as fallen behind */
 export const defaultMaxWatchBufferedBytes = 16 * 1024 * 1024;
@@ -96,7 +97,8 @@ export async function serveWatch(o: ServeWatchOptions): Promise<void> {
   const sink = {
     send(event: ApiWatchEvent): boolean {
       if (closed) return false;
-      write(encodeFrame(transform(event)));
+      // a watch-cache event is encoded once per media type for every watcher (src/cache/encoded.ts)
+      write(negotiated.table || event.type === 'ERROR' ? encodeFrame(transform(event)) : watchFrame(event, negotiated.contentType, encodeFrame));
       if (overLimit()) {
         // the client is not keeping up: tell it (when the socket still takes anything) and stop
         write(encodeFrame({ type: 'ERROR', object: fellBehind }));

@@ -72,9 +72,19 @@ export const etcdOptions: OptionGroup = Object.freeze({
     option('etcd-count-metric-poll-period', 'duration', 'how often per-kind object counts are refreshed; 0 turns it off', { default: '1m0s' }),
     option('etcd-db-metric-poll-interval', 'duration', 'how often the database size metric is refreshed; 0 turns it off', { default: '30s' }),
     option('etcd-healthcheck-timeout', 'duration', 'time limit of the storage health check', { default: '2s' }),
-    option('watch-cache', 'bool', 'keep a watch cache', { default: 'true' }),
-    option('default-watch-cache-size', 'int', 'watch cache size per resource; 0 turns the cache off for resources without their own size', { default: '100' }),
-    option('watch-cache-sizes', 'stringSlice', 'per-resource watch cache sizes as resource[.group]#size'),
+    option('watch-cache', 'bool', 'keep a watch cache: per resource, the current objects and recent events in memory for rv=0/NotOlderThan reads and watch starts', {
+      default: 'true',
+      supported: true,
+    }),
+    option('default-watch-cache-size', 'int', 'events kept per resource by the watch cache; 0 turns the cache off for resources without their own size', {
+      default: '100',
+      supported: true,
+      validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
+    }),
+    option('watch-cache-sizes', 'stringSlice', 'per-resource watch cache sizes as resource[.group]#size (0 turns the cache off for that resource)', {
+      supported: true,
+      validate: (v) => ((v as string[]).every((e) => e === '' || /^[a-z0-9.-]+#\d+$/.test(e.trim())) ? undefined : 'expected resource[.group]#size entries'),
+    }),
     option('delete-collection-workers', 'int', 'parallel workers of collection deletes', { default: '1' }),
     option('event-ttl', 'duration', 'how long events are kept', { default: '1h0m0s' }),
   ],

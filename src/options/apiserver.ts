@@ -8,6 +8,7 @@ import { option } from './define';
 import { generalOptions, globalOptions, loggingOptions } from './logging';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
+import { parseWatchCacheSizes } from '../cache/watch-caches';
 import type { ParsedOptions } from './parse';
 import type { OptionGroup } from './types';
 
@@ -56,6 +57,8 @@ export interface ApiServerConfig {
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
   readonly shutdownDelayMs: number;
+  /** --watch-cache, --default-watch-cache-size, --watch-cache-sizes (resource[.group] -> size) */
+  readonly watchCache: { readonly enabled: boolean; readonly defaultSize: number; readonly sizes: ReadonlyMap<string, number> };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
   /** flags given on the command line that Ballast parses but does not act on yet */
@@ -101,6 +104,11 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     maxRequestsInflight: parsed.number('max-requests-inflight') ?? 400,
     maxMutatingRequestsInflight: parsed.number('max-mutating-requests-inflight') ?? 200,
     shutdownDelayMs: parsed.number('shutdown-delay-duration') ?? 0,
+    watchCache: Object.freeze({
+      enabled: parsed.bool('watch-cache'),
+      defaultSize: parsed.number('default-watch-cache-size') ?? 100,
+      sizes: parseWatchCacheSizes(parsed.list('watch-cache-sizes')),
+    }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
     ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),

@@ -56,7 +56,14 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   try {
     const scheme = new Scheme([...builtinKinds(), ...accessReviewKinds()]);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
-    registry = withAccessReviews(createRegistry({ store, scheme, definitions, logger: logger.child({ component: 'registry' }) }), {
+    registry = withAccessReviews(createRegistry({
+        store,
+        scheme,
+        definitions,
+        logger: logger.child({ component: 'registry' }),
+        // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
+        watchCache: { ...config.watchCache, deliversAtCommit: true },
+      }), {
       authorizer: new AlwaysAllowAuthorizer(),
       definitions,
     });

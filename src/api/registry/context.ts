@@ -7,6 +7,7 @@ import type { Store, KeyValue } from '../../storage/store';
 import type { Scheme } from '../scheme';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { Definitions } from '../../schema/types';
+import type { WatchCaches } from '../../cache/watch-caches';
 import type { Target } from './types';
 import { errors } from '../errors';
 import { decodeStored } from './codec';
@@ -24,6 +25,8 @@ export interface RegistryContext {
   readonly freshnessWaitMs: number;
   /** the minimum interval between two BOOKMARK events of one watch */
   readonly bookmarkIntervalMs: number;
+  /** the watch caches (src/cache); undefined = every read goes to the store */
+  readonly caches?: WatchCaches;
   /** called after a namespace was marked for deletion (the in-process namespace finalizer) */
   readonly onNamespaceTerminating?: (name: string) => void;
 }

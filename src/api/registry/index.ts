@@ -23,6 +23,8 @@ import { getScale, patchScale, updateScale } from './scale';
 import { NamespaceFinalizer } from './namespace-finalizer';
 import { bootstrap } from './bootstrap';
 import { errors, isApiError } from '../errors';
+import { DEFAULT_WATCH_CACHE_SETTINGS, WatchCaches } from '../../cache/watch-caches';
+import type { WatchCacheSettings } from '../../cache/watch-caches';
 
 /** every failure leaves the registry as an ApiError; anything else is a 500 (and logged) */
 function guard<A extends unknown[], R>(logger: pino.Logger | undefined, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
@@ -51,6 +53,8 @@ export interface RegistryOptions {
   bookmarkIntervalMs?: number;
   /** first retry delay of the namespace finalizer while content remains (default 200 ms) */
   namespaceRetryMs?: number;
+  /** the watch cache flags (default: on, 100 events per resource); `false` turns it off */
+  watchCache?: WatchCacheSettings | false;
 }
 
 export interface RegistryWithLifecycle extends Registry {
@@ -64,6 +68,8 @@ export interface RegistryWithLifecycle extends Registry {
 
 export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
   let finalizer: NamespaceFinalizer | undefined;
+  const cacheSettings = opts.watchCache === false ? undefined : (opts.watchCache ?? DEFAULT_WATCH_CACHE_SETTINGS);
+  const caches = cacheSettings?.enabled ? new WatchCaches({ store: opts.store, settings: cacheSettings, logger: opts.logger }) : undefined;
   const ctx: RegistryContext = Object.freeze({
     store: opts.store,
     scheme: opts.scheme,
@@ -73,6 +79,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     newUid: opts.newUid ?? randomUUID,
     freshnessWaitMs: opts.freshnessWaitMs ?? DEFAULT_FRESHNESS_WAIT_MS,
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
+    caches,
     onNamespaceTerminating: (name: string) => finalizer?.schedule(name),
   });
   finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
@@ -97,6 +104,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name)),
     close: async () => {
       fin.close();
+      caches?.stop();
     },
     idle: () => fin.idle(),
   };

@@ -6,7 +6,9 @@
  */
 import { apiVersionOf } from '../scheme';
 import { errors } from '../errors';
-import type { KubeObject } from '../kind';
+import type { KindDefinition, KubeObject } from '../kind';
+import type { WatchCache } from '../../cache/watch-cache';
+import { cacheFor, waitCacheFresh } from './cached';
 import type { KeyValue, ListResult } from '../../storage/store';
 import type { KubeList, ListOptions, Target } from './types';
 import type { RegistryContext } from './context';
@@ -29,9 +31,11 @@ interface ListPlan {
   startKey?: string;
   /** the request came with a continue token (compaction answers with a fresh token) */
   continuing: boolean;
+  /** served from the watch cache (Any, NotOlderThan without limit) */
+  cache?: WatchCache;
 }
 
-async function plan(ctx: RegistryContext, prefix: string, o: ListOptions): Promise<ListPlan> {
+async function plan(ctx: RegistryContext, kind: KindDefinition, prefix: string, o: ListOptions): Promise<ListPlan> {
   validateListOptions(o);
   const rv = o.resourceVersion ?? '';
   const limited = (o.limit ?? 0) > 0;
@@ -41,15 +45,24 @@ async function plan(ctx: RegistryContext, prefix: string, o: ListOptions): Promi
     if (rv !== '' && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
     return { revision: pos.revision > 0 ? pos.revision : undefined, startKey: pos.startKey, continuing: true };
   }
-  if (rv === '') return { continuing: false }; // Most Recent
+  if (rv === '') return { continuing: false }; // Most Recent: a consistent read from the store
   const parsed = parseResourceVersion(rv);
   const match = o.resourceVersionMatch ?? '';
-  if (rv === '0') return { continuing: false }; // Any: the newest is a valid answer
+  if (rv === '0') {
+    // Any: kube 1.32's cacher serves it from memory and ignores limit (the whole list, no continue)
+    const cache = await cacheFor(ctx, kind);
+    return { continuing: false, cache };
+  }
   if (match === 'Exact' || (match === '' && limited)) {
     await checkExact(ctx.store, parsed, ctx.freshnessWaitMs);
     return { revision: parsed, continuing: false };
   }
-  // NotOlderThan (explicit, or legacy rv without limit)
+  // NotOlderThan (explicit, or legacy rv without limit): from the cache unless paged
+  const cache = limited ? undefined : await cacheFor(ctx, kind);
+  if (cache) {
+    await waitCacheFresh(ctx, cache, parsed);
+    return { continuing: false, cache };
+  }
   await waitFresh(ctx.store, parsed, ctx.freshnessWaitMs);
   return { continuing: false };
 }
@@ -61,7 +74,8 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
   const kind = target.kind;
   const prefix = collectionPrefix(kind, target.namespace);
   const selection = buildSelection(kind, o.labelSelector, o.fieldSelector);
-  const p = await plan(ctx, prefix, o);
+  const p = await plan(ctx, kind, prefix, o);
+  if (p.cache) return listFromCache(kind, p.cache, prefix, selection);
   const limit = o.limit && o.limit > 0 ? o.limit : 0;
   try {
     const page = await readPage(ctx, prefix, p, limit, selection, (kv) => decodeStored(kind, kv.value, kv.modRevision));
@@ -83,6 +97,13 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
     }
     throw translateError(err, kind, '', ctx.store.currentRevision());
   }
+}
+
+/** the list from the cache's objects (shared: read-only for the caller) */
+function listFromCache(kind: KindDefinition, cache: WatchCache, prefix: string, selection: Selection): KubeList {
+  const { objects, revision } = cache.list(prefix);
+  const items = selection.everything ? (objects as KubeObject[]) : (objects as KubeObject[]).filter((obj) => selection.matches(obj));
+  return { apiVersion: apiVersionOf(kind), kind: kind.listKind, metadata: { resourceVersion: String(revision) }, items };
 }
 
 export interface Page {

@@ -17,7 +17,9 @@ import { ApiError, errors } from '../errors';
 import type { Status } from '../errors';
 import { apiVersionOf } from '../scheme';
 import { isStorageError } from '../../storage/store';
-import type { StorageError, StoreEvent, Watch } from '../../storage/store';
+import type { StorageError, StoreEvent } from '../../storage/store';
+import type { CachedEvent, WatchCache } from '../../cache/watch-cache';
+import { cacheFor } from './cached';
 import type { KubeObject } from '../kind';
 import type { ApiWatchEvent, ListOptions, Target, WatchHandle, WatchSink } from './types';
 import type { RegistryContext } from './context';
@@ -57,13 +59,29 @@ async function plan(ctx: RegistryContext, o: ListOptions): Promise<StartPlan> {
   return { initial: false, after: explicit };
 }
 
+/**
+ * kube's cacheWatcher.convertToWatchEvent: selectors on both sides of a change. DELETED carries the
+ * last state; MODIFIED that starts matching is ADDED, that stops matching is DELETED (new state).
+ */
+function convertChange(sel: Selection, type: 'ADDED' | 'MODIFIED' | 'DELETED', cur: KubeObject, prev?: KubeObject): ApiWatchEvent | undefined {
+  if (type === 'DELETED') return sel.matches(cur) ? { type: 'DELETED', object: cur } : undefined;
+  const curMatches = sel.matches(cur);
+  if (type === 'ADDED' || prev === undefined) return curMatches ? { type: 'ADDED', object: cur } : undefined;
+  if (sel.everything) return { type: 'MODIFIED', object: cur };
+  const prevMatches = sel.matches(prev);
+  if (curMatches && prevMatches) return { type: 'MODIFIED', object: cur };
+  if (curMatches) return { type: 'ADDED', object: cur };
+  if (prevMatches) return { type: 'DELETED', object: cur };
+  return undefined;
+}
+
 class WatchStream implements WatchHandle {
   readonly #ctx: RegistryContext;
   readonly #target: Target;
   readonly #sink: WatchSink;
   readonly #selection: Selection;
   readonly #bookmarks: boolean;
-  #storeWatch?: Watch;
+  #storeWatch?: { cancel(): void };
   #timer?: NodeJS.Timeout;
   #done = false;
   /** every event up to this revision has been delivered */
@@ -136,6 +154,10 @@ class WatchStream implements WatchHandle {
       this.#onError(err as StorageError, after);
       return;
     }
+    this.#startBookmarks();
+  }
+
+  #startBookmarks(): void {
     if (this.#bookmarks) {
       this.#timer = setInterval(() => {
         if (this.#revision > this.#bookmarked) this.bookmark(this.#revision);
@@ -161,21 +183,40 @@ class WatchStream implements WatchHandle {
 
   /** kube's cacheWatcher.convertToWatchEvent: selectors on the old and the new state */
   #convert(ev: StoreEvent): ApiWatchEvent | undefined {
-    const sel = this.#selection;
     if (ev.type === 'DELETED') {
       // the last state, at the revision of the deletion (kube's etcd watcher sets it so)
-      const last = this.#decode(ev.prevValue ?? ev.value, ev.revision);
-      return sel.matches(last) ? { type: 'DELETED', object: last } : undefined;
+      return convertChange(this.#selection, 'DELETED', this.#decode(ev.prevValue ?? ev.value, ev.revision));
     }
     const cur = this.#decode(ev.value, ev.revision);
-    const curMatches = sel.matches(cur);
-    if (ev.type === 'ADDED' || ev.prevValue === undefined) return curMatches ? { type: 'ADDED', object: cur } : undefined;
-    if (sel.everything) return { type: 'MODIFIED', object: cur };
-    const prevMatches = sel.matches(this.#decode(ev.prevValue, ev.revision));
-    if (curMatches && prevMatches) return { type: 'MODIFIED', object: cur };
-    if (curMatches) return { type: 'ADDED', object: cur };
-    if (prevMatches) return { type: 'DELETED', object: cur };
-    return undefined;
+    const type = ev.type === 'ADDED' || ev.prevValue === undefined ? 'ADDED' : 'MODIFIED';
+    const prev = type === 'MODIFIED' && !this.#selection.everything ? this.#decode(ev.prevValue!, ev.revision) : undefined;
+    return convertChange(this.#selection, type, cur, prev);
+  }
+
+  /** follow the watch cache from after (its window, then live events); false when after is older than the window */
+  startCached(cache: WatchCache, after: number, prefix: string): boolean {
+    if (this.#done) return true;
+    this.#revision = Math.max(this.#revision, after);
+    const sub = cache.subscribe(after, prefix, {
+      onEvent: (e) => this.#onCached(e),
+      onError: (err) => this.#onError(err, after),
+      onProgress: (rev) => {
+        if (rev > this.#revision) this.#revision = rev;
+      },
+    });
+    if (!sub) return false;
+    this.#storeWatch = sub;
+    this.#startBookmarks();
+    return true;
+  }
+
+  #onCached(e: CachedEvent): void {
+    if (this.#done || e.revision <= this.#revision) return;
+    const obj = e.object as KubeObject;
+    // unfiltered: the cache's shared event, encoded once for every watcher
+    const event = this.#selection.everything ? (e.wire as ApiWatchEvent) : convertChange(this.#selection, e.type, obj, e.prevObject as KubeObject | undefined);
+    if (event) this.#send(event);
+    this.#revision = e.revision;
   }
 
   #onError(err: StorageError, after: number): void {
@@ -199,26 +240,37 @@ export async function watch(ctx: RegistryContext, target: Target, o: ListOptions
   const p = await plan(ctx, o);
   const prefix = collectionPrefix(target.kind, target.namespace);
   const stream = new WatchStream(ctx, target, sink, selection, o.allowWatchBookmarks === true);
+  // kube's cacher serves every watch start it can from its window; older ones read the store's history
+  const cache = await cacheFor(ctx, target.kind);
+  const follow = (after: number) => {
+    if (cache && stream.startCached(cache, after, prefix)) return;
+    if (after < ctx.store.compactRevision()) stream.fail(tooOldResourceVersion(after, ctx.store.compactRevision()).status);
+    else stream.start(after, prefix);
+  };
   if (!p.initial) {
     const after = p.after!;
-    setImmediate(() => {
-      if (after < ctx.store.compactRevision()) stream.fail(tooOldResourceVersion(after, ctx.store.compactRevision()).status);
-      else stream.start(after, prefix);
-    });
+    setImmediate(() => follow(after));
     return stream;
   }
   let objects: KubeObject[];
   let revision: number;
-  try {
-    const res = await ctx.store.list(prefix);
+  if (cache && o.resourceVersion === '0') {
+    // Any: the initial state from memory (shared objects)
+    const res = cache.list(prefix);
+    objects = res.objects as KubeObject[];
     revision = res.revision;
-    objects = res.items.map((kv) => decodeStored(target.kind, kv.value, kv.modRevision));
-  } catch (err) {
-    throw translateError(err, target.kind, '', ctx.store.currentRevision());
+  } else {
+    try {
+      const res = await ctx.store.list(prefix);
+      revision = res.revision;
+      objects = res.items.map((kv) => decodeStored(target.kind, kv.value, kv.modRevision));
+    } catch (err) {
+      throw translateError(err, target.kind, '', ctx.store.currentRevision());
+    }
   }
   setImmediate(() => {
     stream.sendInitial(objects, revision, o.sendInitialEvents === true);
-    stream.start(revision, prefix);
+    follow(revision);
   });
   return stream;
 }

@@ -2,6 +2,7 @@
 import { errors } from '../../api/errors';
 import type { Codec } from './codec';
 import { jsonStrictErrors, withStrictDecodingErrors } from './duplicate-fields';
+import { listJsonText } from '../../cache/encoded';
 
 export const jsonCodec: Codec = {
   mediaType: 'application/json',
@@ -19,7 +20,8 @@ export const jsonCodec: Codec = {
   },
   encode(value, opts) {
     // kube's pretty serializer indents two spaces; the compact one ends with a newline
-    return Buffer.from(opts.pretty ? JSON.stringify(value, null, 2) + '\n' : JSON.stringify(value) + '\n');
+    // compact: objects shared by the watch cache bring their memoized text (encoded once)
+    return Buffer.from(opts.pretty ? JSON.stringify(value, null, 2) + '\n' : listJsonText(value) + '\n');
   },
   encodeFrame(value) {
     // newline-delimited frames, one watch event per line

@@ -1,0 +1,36 @@
+/**
+ * The registry's door to the watch cache (src/cache): which kinds are cached, and the cache of one.
+ * Which reads use it follows kube 1.32's cacher (shouldDelegateList): resourceVersion "0" (Any,
+ * limit ignored: the whole list, no continue token) and NotOlderThan without a limit are served from
+ * the cache; unset (Most Recent, a consistent read), Exact, continue tokens and NotOlderThan with a
+ * limit go to the store. Gets with any resourceVersion are served from the cache.
+ */
+import { apiVersionOf } from '../scheme';
+import { errors } from '../errors';
+import type { KindDefinition } from '../kind';
+import type { WatchCache } from '../../cache/watch-cache';
+import type { RegistryContext } from './context';
+import { decodeStored } from './codec';
+import { kindPrefix } from './keys';
+import { translateError } from './storage-errors';
+
+/** the loaded cache of the kind, or undefined when caching is off for it */
+export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Promise<WatchCache | undefined> {
+  if (!ctx.caches) return undefined;
+  try {
+    return await ctx.caches.forKind({
+      qualifiedResource: kind.storage.group ? `${kind.storage.resource}.${kind.storage.group}` : kind.storage.resource,
+      id: `${apiVersionOf(kind)}/${kind.kind}`,
+      prefix: kindPrefix(kind),
+      decode: (value, revision) => decodeStored(kind, value, revision),
+    });
+  } catch (err) {
+    throw translateError(err, kind, '', ctx.store.currentRevision());
+  }
+}
+
+/** wait until the cache reflects revision (kube's cacher waits up to 3 s), else 504 Too large resource version */
+export async function waitCacheFresh(ctx: RegistryContext, cache: WatchCache, revision: number): Promise<void> {
+  if (cache.revision() >= revision) return;
+  if (!(await cache.waitFresh(revision, ctx.freshnessWaitMs))) throw errors.tooLargeResourceVersion(revision, cache.revision());
+}

@@ -1,0 +1,107 @@
+import t from 'tap';
+import { makeFixture, configMap, write, CollectingSink } from '../helpers/registry-fixture';
+import { isShared } from '../../src/cache/encoded';
+import { rejects } from '../helpers/registry-assert';
+
+const settings = (deliversAtCommit: boolean) => ({ enabled: true, defaultSize: 100, sizes: new Map<string, number>(), deliversAtCommit });
+
+for (const backend of ['memory', 'sqlite'] as const) {
+  t.test(`registry reads and watches through the watch cache (${backend})`, async (t) => {
+    const f = await makeFixture(backend, { watchCache: settings(backend === 'sqlite') });
+    t.teardown(() => f.close());
+    const cms = f.target('configmaps', 'default');
+    for (const n of ['a', 'b', 'c']) await f.registry.create(cms, configMap(n), write);
+
+    // Any: from memory, the same shared objects each time; limit ignored as kube 1.32's cacher does
+    const any1 = await f.registry.list(cms, { resourceVersion: '0' });
+    const any2 = await f.registry.list(cms, { resourceVersion: '0', limit: 1 });
+    t.equal(any2.items.length, 3, 'limit is ignored for rv=0');
+    t.equal(any2.metadata.continue, undefined, 'no continue token from the cache');
+    t.equal(any1.items[0], any2.items[0], 'the same decoded object');
+    t.ok(isShared(any1.items[0]));
+    t.equal(any1.metadata.resourceVersion, String(f.store.currentRevision()));
+
+    // Most Recent: a consistent read from the store, fresh objects
+    const recent = await f.registry.list(cms, {});
+    t.notOk(isShared(recent.items[0]), 'rv unset is read from the store');
+    t.same(recent.items, any1.items, 'same content');
+    // NotOlderThan without limit: cache; with limit: store (kube delegates paged reads)
+    const rv = String(f.store.currentRevision());
+    t.ok(isShared((await f.registry.list(cms, { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' })).items[0]));
+    t.notOk(isShared((await f.registry.list(cms, { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan', limit: 2 })).items[0]));
+    // Exact: the log at that revision
+    const exact = await f.registry.list(cms, { resourceVersion: String(Number(rv) - 1), resourceVersionMatch: 'Exact' });
+    t.equal(exact.items.length, 2);
+    t.notOk(isShared(exact.items[0]));
+    // selectors apply to cached lists
+    const lab = await f.registry.create(cms, configMap('lab', 'default', { app: 'x' }), write);
+    // (rv=0 may be a little stale; NotOlderThan the create waits for the cache to see it)
+    const sel = await f.registry.list(cms, { resourceVersion: lab.object.metadata!.resourceVersion, labelSelector: 'app=x' });
+    t.same(sel.items.map((o) => o.metadata!.name), ['lab']);
+
+    // gets: rv=0 and NotOlderThan from the cache, unset from the store; 404 and 504 as kube
+    const g0 = await f.registry.get(f.target('configmaps', 'default', 'a'), { resourceVersion: '0' });
+    t.ok(isShared(g0));
+    t.notOk(isShared(await f.registry.get(f.target('configmaps', 'default', 'a'), {})));
+    await rejects(t, f.registry.get(f.target('configmaps', 'default', 'zz'), { resourceVersion: '0' }), 404, 'NotFound');
+    const future = f.store.currentRevision() + 10;
+    await rejects(t, f.registry.get(f.target('configmaps', 'default', 'a'), { resourceVersion: String(future) }), 504, 'Timeout', `Too large resource version: ${future}, current: ${f.store.currentRevision()}`);
+
+    // two watchers from the same revision get the very same event objects (encoded once)
+    const from = String(f.store.currentRevision());
+    const w1 = new CollectingSink();
+    const w2 = new CollectingSink();
+    const h1 = await f.registry.watch(cms, { resourceVersion: from }, w1);
+    const h2 = await f.registry.watch(cms, { resourceVersion: from }, w2);
+    t.teardown(() => (h1.cancel(), h2.cancel()));
+    await f.registry.patch(f.target('configmaps', 'default', 'a'), 'merge', '{"data":{"k":"z"}}', write);
+    await f.registry.delete(f.target('configmaps', 'default', 'b'), write);
+    await w1.waitFor((e) => e.length >= 2);
+    await w2.waitFor((e) => e.length >= 2);
+    t.same(w1.summary(), ['MODIFIED a', 'DELETED b']);
+    t.equal(w1.events[0], w2.events[0], 'one shared event for both watchers');
+    t.ok(isShared(w1.events[0]));
+
+    // a watch that starts inside the window is replayed from memory
+    const w3 = new CollectingSink();
+    const h3 = await f.registry.watch(cms, { resourceVersion: from }, w3);
+    t.teardown(() => h3.cancel());
+    await w3.waitFor((e) => e.length >= 2);
+    t.equal(w3.events[0], w1.events[0], 'replayed from the window');
+
+    // rv=0 watch: initial state from memory
+    const w4 = new CollectingSink();
+    const h4 = await f.registry.watch(cms, { resourceVersion: '0' }, w4);
+    t.teardown(() => h4.cancel());
+    await w4.waitFor((e) => e.length >= 3);
+    t.same(w4.summary(), ['ADDED a', 'ADDED c', 'ADDED lab']);
+    t.ok(isShared(w4.events[0].object), 'initial objects come from the cache');
+  });
+}
+
+t.test('--watch-cache=false: every read goes to the store', async (t) => {
+  const f = await makeFixture('memory', { watchCache: { enabled: false, defaultSize: 100, sizes: new Map() } });
+  t.teardown(() => f.close());
+  const cms = f.target('configmaps', 'default');
+  await f.registry.create(cms, configMap('a'), write);
+  const l = await f.registry.list(cms, { resourceVersion: '0', limit: 1 });
+  t.notOk(isShared(l.items[0]));
+  t.equal(l.items.length, 1);
+  t.notOk(isShared(await f.registry.get(f.target('configmaps', 'default', 'a'), { resourceVersion: '0' })));
+});
+
+t.test('a window older than the watch start falls back to the store history', async (t) => {
+  const f = await makeFixture('memory', { watchCache: { enabled: true, defaultSize: 2, sizes: new Map() } });
+  t.teardown(() => f.close());
+  const cms = f.target('configmaps', 'default');
+  await f.registry.list(cms, { resourceVersion: '0' }); // start the cache
+  const from = String(f.store.currentRevision());
+  for (const n of ['a', 'b', 'c', 'd']) await f.registry.create(cms, configMap(n), write);
+  await new Promise((r) => setTimeout(r, 20));
+  const w = new CollectingSink();
+  const h = await f.registry.watch(cms, { resourceVersion: from }, w);
+  t.teardown(() => h.cancel());
+  await w.waitFor((e) => e.length >= 4);
+  t.same(w.summary(), ['ADDED a', 'ADDED b', 'ADDED c', 'ADDED d']);
+  t.notOk(isShared(w.events[0]), 'served from the store history');
+});

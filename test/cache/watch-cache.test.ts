@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { WatchCache } from '../../src/cache/watch-cache';
+import type { CachedEvent } from '../../src/cache/watch-cache';
+import { isShared } from '../../src/cache/encoded';
+import { SortedKeys } from '../../src/cache/sorted-keys';
+import { parseWatchCacheSizes, WatchCaches } from '../../src/cache/watch-caches';
+import { openStore } from '../../src/storage/open';
+import type { Store } from '../../src/storage/store';
+import { MemoryStore } from '../helpers/memory-store';
+
+const P = '/registry/core/configmaps/';
+const decode = (value: string, revision: number) => ({ ...JSON.parse(value), rv: revision });
+const until = async (cond: () => boolean, ms = 2000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
+
+t.test('SortedKeys keeps order and scans prefixes', async (t) => {
+  const k = new SortedKeys();
+  for (const key of ['/a/n2/x', '/a/n1/y', '/a/n1/x', '/b/z', '/a/n10/q']) k.insert(key);
+  k.insert('/a/n1/x');
+  t.same([...k.withPrefix('/a/')], ['/a/n1/x', '/a/n1/y', '/a/n10/q', '/a/n2/x']);
+  t.same([...k.withPrefix('/a/n1/')], ['/a/n1/x', '/a/n1/y'], 'n1/ does not match n10/');
+  k.delete('/a/n1/x');
+  k.delete('/nope');
+  t.same([...k.withPrefix('/a/n1/')], ['/a/n1/y']);
+  t.equal(k.size, 4);
+});
+
+t.test('parseWatchCacheSizes and per-resource sizes', async (t) => {
+  const sizes = parseWatchCacheSizes(['deployments.apps#1000', 'events#0', '']);
+  t.same([...sizes], [['deployments.apps', 1000], ['events', 0]]);
+  t.throws(() => parseWatchCacheSizes(['pods=5']), /resource\[\.group\]#size/);
+  const caches = new WatchCaches({ store: new MemoryStore(), settings: { enabled: true, defaultSize: 100, sizes } });
+  t.equal(caches.sizeFor('deployments.apps'), 1000);
+  t.equal(caches.sizeFor('events'), 0);
+  t.equal(caches.sizeFor('pods'), 100);
+  t.equal(await caches.forKind({ qualifiedResource: 'events', id: 'v1/Event', prefix: '/registry/core/events/', decode }), undefined, 'size 0: not cached');
+  const off = new WatchCaches({ store: new MemoryStore(), settings: { enabled: false, defaultSize: 100, sizes } });
+  t.equal(off.sizeFor('pods'), 0, '--watch-cache=false turns every cache off');
+});
+
+async function stores(): Promise<{ name: string; store: Store; sync: boolean; close(): Promise<void> }[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-cache-'));
+  const sqlite = await openStore(`sqlite://${path.join(dir, 'state.db')}`, { synchronous: 'NORMAL' });
+  const memory = new MemoryStore();
+  return [
+    { name: 'memory', store: memory, sync: false, close: () => memory.close() },
+    { name: 'sqlite', store: sqlite, sync: true, close: async () => (await sqlite.close(), fs.rmSync(dir, { recursive: true, force: true })) },
+  ];
+}
+
+t.test('the cache mirrors its prefix, keeps a window and serves watch starts from it', async (t) => {
+  for (const s of await stores()) {
+    await t.test(s.name, async (t) => {
+      const { store } = s;
+      t.teardown(() => s.close());
+      await store.create(P + 'ns1/a', '{"n":"a"}');
+      await store.create(P + 'ns2/b', '{"n":"b"}');
+      await store.create('/registry/core/secrets/ns1/x', '{"n":"x"}');
+      const cache = new WatchCache({ store, prefix: P, windowSize: 3, decode, deliversAtCommit: s.sync });
+      await cache.ready();
+      const first = cache.list(P);
+      t.same(first.objects, [{ n: 'a', rv: 1 }, { n: 'b', rv: 2 }], 'only its prefix, decoded, in key order');
+      t.equal(first.revision, 3);
+      t.ok(isShared(first.objects[0]), 'objects are shared');
+      t.equal(cache.list(P).objects[0], first.objects[0], 'decoded once: the same object every time');
+
+      const seen: CachedEvent[] = [];
+      const sub = cache.subscribe(3, P + 'ns1/', { onEvent: (e) => seen.push(e), onError: () => t.fail('no error') });
+      t.ok(sub);
+      const a2 = await store.update(P + 'ns1/a', '{"n":"a2"}');
+      await store.create(P + 'ns2/c', '{"n":"c"}');
+      const del = await store.delete(P + 'ns1/a');
+      await until(() => seen.length === 2);
+      t.same(seen.map((e) => `${e.type} ${e.key} ${e.revision}`), [`MODIFIED ${P}ns1/a ${a2.modRevision}`, `DELETED ${P}ns1/a ${del.modRevision}`]);
+      t.same(seen[1].object, { n: 'a2', rv: del.modRevision }, 'DELETED carries the last state at the deletion revision');
+      t.same(seen[0].prevObject, { n: 'a', rv: 1 }, 'the state before, for selectors');
+      t.equal(seen[0].wire.object, seen[0].object);
+      t.ok(isShared(seen[0].wire), 'the wire event is shared');
+      await until(() => cache.get(P + 'ns1/a') === undefined);
+      t.same(cache.list(P).objects, [{ n: 'b', rv: 2 }, { n: 'c', rv: 5 }]);
+      t.same(cache.list(P + 'ns2/').objects.length, 2);
+
+      // window of 3: revisions 4,5,6 are kept; a start after 3 is served, after 2 is not
+      const replay: number[] = [];
+      t.ok(cache.subscribe(3, P, { onEvent: (e) => replay.push(e.revision), onError: () => undefined }), 'after 3: inside the window');
+      t.same(replay, [4, 5, 6], 'the window is replayed at once');
+      t.equal(cache.subscribe(2, P, { onEvent: () => undefined, onError: () => undefined }), undefined, 'older than the window');
+      t.equal(cache.windowStart(), 3);
+      sub!.cancel();
+      await store.create(P + 'ns1/z', '{}');
+      await until(() => cache.get(P + 'ns1/z') !== undefined);
+      t.equal(seen.length, 2, 'a cancelled subscription gets nothing');
+
+      // freshness: waiting for a revision not reached, then reached
+      const rev = store.currentRevision();
+      t.equal(await cache.waitFresh(rev + 1, 30), false, 'times out');
+      const waiting = cache.waitFresh(rev + 1, 2000);
+      await store.create(P + 'ns1/w', '{}');
+      t.equal(await waiting, true);
+      t.ok(cache.get(P + 'ns1/w'), 'the object is there once the revision is reached');
+      cache.stop();
+    });
+  }
+});
+
+t.test('a cache whose store watch fails ends its watchers and reloads on next use', async (t) => {
+  const store = new MemoryStore();
+  t.teardown(() => store.close());
+  await store.create(P + 'ns/a', '{}');
+  const cache = new WatchCache({ store, prefix: P, windowSize: 10, decode });
+  await cache.ready();
+  const errors: string[] = [];
+  cache.subscribe(store.currentRevision(), P, { onEvent: () => undefined, onError: (e) => errors.push(e.code) });
+  // closing the store ends the cache's store watch (as compaction past it or falling behind would)
+  await store.close();
+  await until(() => errors.length === 1);
+  t.same(errors, ['Closed']);
+  t.equal(cache.subscribe(store.currentRevision(), P, { onEvent: () => undefined, onError: () => undefined }), undefined, 'no new subscriptions on a failed cache');
+});
