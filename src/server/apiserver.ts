@@ -73,7 +73,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       scheme,
       registry,
       logger,
-      health: [{ name: 'etcd', check: () => store.ping() }],
+      health: [
+        { name: 'etcd', check: () => store.ping() },
+        // kube's readyz-only storage check; here it also fails while commits cannot be made (full
+        // disk, read-only file system), so traffic moves away until the cause is gone
+        { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
+      ],
       version: versionInfo(),
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,

@@ -142,6 +142,13 @@ export interface Store {
   /** a cheap round trip to the database (health checks) */
   ping(): Promise<void>;
   /**
+   * resolves when writes can be committed; rejects with the Unwritable error while they cannot (a
+   * full disk, a read-only file system). Cheap while writes succeed: only after a failed commit does
+   * it try a small commit of its own, so readiness comes back without waiting for client writes.
+   * Optional: a store without it is taken as writable.
+   */
+  writable?(): Promise<void>;
+  /**
    * compact history up to and including revision (superseded rows and tombstones); returns rows
    * removed. Afterwards reads and watches at revisions < revision are Compacted; the state at every
    * revision >= revision stays readable, and the newest value of every key is never removed.
@@ -163,7 +170,12 @@ export type StorageErrorCode =
   | 'FutureRevision'
   | 'TooSlow'
   | 'Closed'
-  | 'Unavailable';
+  | 'Unavailable'
+  /**
+   * the database cannot take writes: its disk is full or its file system is read-only. The message
+   * names the cause. Reads still work; the store recovers by itself once the cause is gone.
+   */
+  | 'Unwritable';
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;

@@ -8,7 +8,9 @@ export type WriteOp =
   /** one compaction batch: inspect at most `maxRows` log ids after the compaction cursor, up to `revision` */
   | { kind: 'compact'; revision: Revision; maxRows: number }
   /** give at most `pages` free pages back to the file system */
-  | { kind: 'vacuum'; pages: number };
+  | { kind: 'vacuum'; pages: number }
+  /** rewrite one meta row with its own value: a real commit that changes nothing (can we write?) */
+  | { kind: 'probe' };
 
 export interface CompactStep {
   /** log rows removed by this batch */
@@ -22,4 +24,4 @@ export interface VacuumStep {
   freePages: number;
 }
 
-export type WriteResult = KeyValue | CompactStep | VacuumStep;
+export type WriteResult = KeyValue | CompactStep | VacuumStep | undefined;

@@ -11,7 +11,7 @@ export async function openSqliteStore(file: string, options: OpenSqliteStoreOpti
   const { synchronous = 'FULL', ...storeOptions } = options;
   const { writer, reader } = await openSqliteConnections(file, { synchronous, logger: options.logger });
   try {
-    return new SqliteStore({ ...storeOptions, writer, reader });
+    return new SqliteStore({ ...storeOptions, writer, reader, file });
   } catch (err) {
     reader.close();
     writer.close();

@@ -16,10 +16,13 @@ import {
 } from '../store';
 import { SqliteReader } from './sqlite-reader';
 import { SqliteWriter } from './sqlite-writer';
+import { freeBytes, writeFailure } from './write-failure';
 
 export interface SqliteStoreOptions {
   writer: Database.Database;
   reader: Database.Database;
+  /** the database file (named in error messages; its file system is checked when a write fails) */
+  file?: string;
   logger?: Logger;
   /** committed events kept in memory for watches (default 10000) */
   watchBufferSize?: number;
@@ -34,6 +37,8 @@ export interface SqliteStoreOptions {
 }
 
 const VACUUM_PAGES_PER_STEP = 256;
+/** after a full disk, readiness needs this much free space back (besides a commit that succeeds) */
+const MIN_FREE_BYTES_AFTER_FULL = 4 * 1024 * 1024;
 
 /**
  * The Store on SQLite: one writer connection fed by a group-commit queue, one reader connection,
@@ -52,12 +57,17 @@ export class SqliteStore implements Store {
   #revision: Revision;
   #compactRevision: Revision;
   #waiters: { revision: Revision; resolve: (reached: boolean) => void }[] = [];
+  readonly #file: string | undefined;
+  /** why the last commit failed, until one succeeds (readiness; recovery is logged) */
+  #writeFailure: StorageError | undefined;
+  #checkpointFailing = false;
   #closed: Promise<void> | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#writerDb = options.writer;
     this.#readerDb = options.reader;
     this.#logger = options.logger;
+    this.#file = options.file;
     this.#compactBatchSize = options.compactBatchSize ?? 500;
     this.#writer = new SqliteWriter(options.writer);
     this.#reader = new SqliteReader(options.reader);
@@ -152,6 +162,18 @@ export class SqliteStore implements Store {
     return this.#read(() => this.#reader.ping());
   }
 
+  async writable(): Promise<void> {
+    if (this.#closed) throw new StorageError('Closed', 'storage is closed');
+    const failure = this.#writeFailure;
+    if (!failure) return;
+    // After a full disk, a small commit may fit in WAL space already allocated while real writes
+    // still fail: stay unready until some room is free again.
+    const free = this.#file && /storage is full/.test(failure.message) ? freeBytes(this.#file) : undefined;
+    if (free !== undefined && free < MIN_FREE_BYTES_AFTER_FULL) throw failure;
+    // the last commit failed: see whether one goes through now (success clears the failure)
+    await this.#queue.submit({ kind: 'probe' });
+  }
+
   /**
    * Compacts in batches of compactBatchSize log ids, each its own transaction queued behind the
    * writes already waiting, so no batch holds the writer for long. Free pages are then returned to
@@ -194,7 +216,14 @@ export class SqliteStore implements Store {
     try {
       result = this.#writer.execute(ops);
     } catch (err) {
-      throw new StorageError('Unavailable', `storage write failed: ${(err as Error).message}`, { cause: err });
+      const failure = writeFailure(err, this.#file);
+      if (!this.#writeFailure) this.#logger?.error({ err }, `storage writes are failing: ${failure.message}`);
+      this.#writeFailure = failure;
+      throw failure;
+    }
+    if (this.#writeFailure) {
+      this.#logger?.info({ after: this.#writeFailure.message }, 'storage writes succeed again');
+      this.#writeFailure = undefined;
     }
     const { effects } = result;
     this.#revision = effects.revision;
@@ -218,8 +247,12 @@ export class SqliteStore implements Store {
   #checkpoint(): void {
     try {
       this.#writerDb.pragma('wal_checkpoint(PASSIVE)');
+      if (this.#checkpointFailing) this.#logger?.info('WAL checkpoints succeed again');
+      this.#checkpointFailing = false;
     } catch (err) {
-      this.#logger?.warn({ err }, 'WAL checkpoint failed');
+      // once per failing spell, not every second (a full disk fails every checkpoint)
+      if (!this.#checkpointFailing) this.#logger?.warn({ err }, 'WAL checkpoint failed');
+      this.#checkpointFailing = true;
     }
   }
 

@@ -67,6 +67,14 @@ export class SqliteWriter {
         return this.#compact(op.revision, op.maxRows, batch);
       case 'vacuum':
         return this.#vacuum(op.pages);
+      case 'probe': {
+        // change the row and change it back: the page is dirty, so the commit really writes it
+        // (SQLite skips writing a row rewritten with identical bytes)
+        const value = this.#s.getMeta.get({ name: META_COMPACT_REVISION })?.value ?? 0;
+        this.#s.setMeta.run({ name: META_COMPACT_REVISION, value: value + 1 });
+        this.#s.setMeta.run({ name: META_COMPACT_REVISION, value });
+        return undefined;
+      }
     }
   }
 

@@ -21,10 +21,10 @@ export class Client {
   readonly ca: Buffer;
   readonly agent: https.Agent;
 
-  constructor(o: { url: string; ca: Buffer; maxSockets?: number }) {
+  constructor(o: { url: string; ca: Buffer; maxSockets?: number; keepAlive?: boolean }) {
     this.url = o.url;
     this.ca = o.ca;
-    this.agent = new https.Agent({ keepAlive: true, maxSockets: o.maxSockets ?? 64, ca: o.ca });
+    this.agent = new https.Agent({ keepAlive: o.keepAlive ?? true, maxSockets: o.maxSockets ?? 64, ca: o.ca });
   }
 
   request(method: string, path: string, o: RequestOptions = {}): Promise<Response> {

@@ -69,6 +69,11 @@ export class BallastServer {
     return this.#exited;
   }
 
+  /** a client with a connection per request (see the keep-alive note in the reliability README section) */
+  freshClient(): Client {
+    return new Client({ url: this.url, ca: fs.readFileSync(path.join(this.dataDir, 'pki', 'ca.crt')), keepAlive: false });
+  }
+
   /** a keep-alive client trusting the generated CA (re-created after a restart) */
   client(): Client {
     this.#client ??= new Client({ url: this.url, ca: fs.readFileSync(path.join(this.dataDir, 'pki', 'ca.crt')) });
@@ -97,7 +102,9 @@ export class BallastServer {
         try {
           if ((await this.client().request('GET', '/readyz', { timeoutMs: 2000 })).status === 200) return;
         } catch {
-          // not listening yet
+          // not listening yet, or the CA was being (re)generated: read it again next time
+          this.#client?.close();
+          this.#client = undefined;
         }
       }
       if (Date.now() > deadline) throw new Error(`server not ready after ${timeoutMs} ms:\n${this.#output}`);
