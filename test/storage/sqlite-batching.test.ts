@@ -87,7 +87,7 @@ t.test('compaction gives the freed pages back (incremental vacuum)', async (t) =
   t.ok(after < before / 4, `pages ${before} -> ${after}`);
 });
 
-t.test('a transaction that fails as a whole fails its batch with Unavailable and uses no revision', async (t) => {
+t.test('a transaction that fails as a whole fails its batch (SQLITE_FULL: Unwritable) and uses no revision', async (t) => {
   const file = path.join(tempDir(t), 'state.db');
   const { writer, reader } = await openSqliteConnections(file, { synchronous: 'FULL' });
   const store = new SqliteStore({ writer, reader });
@@ -100,7 +100,7 @@ t.test('a transaction that fails as a whole fails its batch with Unavailable and
   const settled = await Promise.allSettled([store.create('/u/b', 'fits'), store.create('/u/c', big)]);
   t.same(
     settled.map((s) => (s.status === 'rejected' ? (s.reason as { code: string }).code : 'ok')),
-    ['Unavailable', 'Unavailable'],
+    ['Unwritable', 'Unwritable'],
     'the whole batch was rolled back',
   );
   t.equal(store.currentRevision(), 1);
