@@ -6,7 +6,7 @@
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: all deps build run test test-deps unit e2e clean
+.PHONY: all deps build run test test-deps unit e2e clean bench bench-quick
 
 all: build
 
@@ -43,6 +43,14 @@ unit: build
 # only the end-to-end tests (real server process, real kubectl)
 e2e: build test-deps
 	bash scripts/test.sh $$(find test/e2e -name '*.test.ts' | sort)
+
+# benchmarks (bench/README.md): the full suite with etcd side by side (installs Debian's etcd-server
+# when missing; takes about 30 minutes), and a small one for CI smoke runs; results in bench/results/
+bench: build
+	node dist/src/cli/main.js bench $(ARGS)
+
+bench-quick: build
+	node dist/src/cli/main.js bench --quick $(ARGS)
 
 clean:
 	rm -rf dist .tap

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { apiServerCommand } from './apiserver';
+import { benchCommand } from './bench';
 import { notImplementedCommand } from './not-implemented';
 import { processIo } from './io';
 import { ballastVersion } from '../server/version';
@@ -8,6 +9,7 @@ import type { CliIo, Command, CommandResult } from './io';
 /** every subcommand; only apiserver exists so far */
 export const COMMANDS: readonly Command[] = Object.freeze([
   apiServerCommand,
+  benchCommand,
   notImplementedCommand('controller-manager', 'run the controllers that drive objects to their desired state'),
   notImplementedCommand('scheduler', 'assign pods to nodes'),
   notImplementedCommand('nodeagent', 'run the pods assigned to this node'),
