@@ -5,6 +5,16 @@ export interface RingBufferOptions {
   capacity: number;
   /** the revision the buffer starts after (the store's current revision when it opened) */
   startRevision: Revision;
+  /**
+   * most characters of values (and previous values) held; the oldest events are dropped beyond it,
+   * so a burst of large objects cannot hold memory without bound. Default 64 Mi.
+   */
+  maxBytes?: number;
+}
+
+/** memory an event holds, roughly: its value and its previous value (a delete repeats the same string) */
+function weight(e: StoreEvent): number {
+  return e.value.length + (e.prevValue !== undefined && e.prevValue !== e.value ? e.prevValue.length : 0) + e.key.length;
 }
 
 /**
@@ -16,10 +26,18 @@ export class RingBuffer {
   #head = 0;
   #size = 0;
   #startRevision: Revision;
+  readonly #maxBytes: number;
+  #bytes = 0;
 
   constructor(options: RingBufferOptions) {
     this.#slots = new Array<StoreEvent | undefined>(Math.max(0, options.capacity));
     this.#startRevision = options.startRevision;
+    this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** characters held (see maxBytes) */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /** every event after this revision is in the buffer */
@@ -42,20 +60,29 @@ export class RingBuffer {
       this.#slots.fill(undefined);
       this.#head = 0;
       this.#size = 0;
+      this.#bytes = 0;
       this.#startRevision = event.revision - 1;
     }
     if (capacity === 0) {
       this.#startRevision = event.revision;
       return;
     }
-    if (this.#size === capacity) {
-      this.#slots[this.#head] = event;
-      this.#head = (this.#head + 1) % capacity;
-      this.#startRevision++;
-    } else {
-      this.#slots[(this.#head + this.#size) % capacity] = event;
-      this.#size++;
-    }
+    if (this.#size === capacity) this.#dropOldest();
+    this.#slots[(this.#head + this.#size) % capacity] = event;
+    this.#size++;
+    this.#bytes += weight(event);
+    // keep at least the newest event, however large
+    while (this.#bytes > this.#maxBytes && this.#size > 1) this.#dropOldest();
+  }
+
+  #dropOldest(): void {
+    const capacity = this.#slots.length;
+    const old = this.#slots[this.#head];
+    if (old) this.#bytes -= weight(old);
+    this.#slots[this.#head] = undefined;
+    this.#head = (this.#head + 1) % capacity;
+    this.#size--;
+    this.#startRevision++;
   }
 
   /** true when every event after `after` is held (so a watch from there needs no log replay) */
