@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HttpClient } from './lib/http-client';
 import { freePort, rssMiB, sizeMiB, sleep } from './lib/processes';
+import { nowMs } from './lib/stats';
 
 export const ETCD_BIN = '/usr/bin/etcd';
 
@@ -161,7 +162,8 @@ export class EtcdClient {
   }
 
   /** keys under prefix from startKey; serializable = etcd's local read (our rv=0 analogue) */
-  async range(prefix: string, o: { limit?: number; startKey?: string; revision?: number; serializable?: boolean } = {}): Promise<{ keys: string[]; values: number; more: boolean; revision: number; bytes: number }> {
+  async range(prefix: string, o: { limit?: number; startKey?: string; revision?: number; serializable?: boolean } = {}): Promise<{ keys: string[]; values: number; more: boolean; revision: number; bytes: number; ms: number }> {
+    const t0 = nowMs();
     const res = await this.http.request(
       'POST',
       '/v3/kv/range',
@@ -173,6 +175,8 @@ export class EtcdClient {
         ...(o.serializable ? { serializable: true } : {}),
       }),
     );
+    // timed to the last byte received, as the server side; decoding below is the client's own cost
+    const ms = nowMs() - t0;
     if (res.status !== 200) throw new Error(`range: ${res.status} ${res.body.toString().slice(0, 200)}`);
     const r = JSON.parse(res.body.toString()) as RangeResponse;
     // decode values as a client would
@@ -181,7 +185,7 @@ export class EtcdClient {
       values += unb64(kv.value).length;
       return unb64(kv.key);
     });
-    return { keys, values, more: r.more === true, revision: Number(r.header.revision), bytes: res.body.length };
+    return { keys, values, more: r.more === true, revision: Number(r.header.revision), bytes: res.body.length, ms };
   }
 
   /** a watch of a prefix; onEvent(key, revision, receivedAtMs) for each put/delete */

@@ -95,6 +95,11 @@ export class WatchCache {
     return this.#loading;
   }
 
+  /** loaded and following the store */
+  isReady(): boolean {
+    return this.#loading !== undefined && !this.#failed && !this.#stopped && this.#storeWatch !== undefined;
+  }
+
   /** the newest revision the cache is known to reflect */
   revision(): Revision {
     return this.#live ? Math.max(this.#revision, this.#o.store.currentRevision()) : this.#revision;

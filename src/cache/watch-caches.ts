@@ -88,6 +88,12 @@ export class WatchCaches {
     return cache;
   }
 
+  /** the cache of a kind if it is already loaded and following the store (never starts one) */
+  loaded(id: string): WatchCache | undefined {
+    const cache = this.#caches.get(id);
+    return cache?.isReady() ? cache : undefined;
+  }
+
   stop(): void {
     for (const c of this.#caches.values()) c.stop();
     this.#caches.clear();

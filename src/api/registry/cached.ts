@@ -7,7 +7,8 @@
  */
 import { apiVersionOf } from '../scheme';
 import { errors } from '../errors';
-import type { KindDefinition } from '../kind';
+import type { KindDefinition, KubeObject } from '../kind';
+import type { KeyValue } from '../../storage/store';
 import type { WatchCache } from '../../cache/watch-cache';
 import type { RegistryContext } from './context';
 import { decodeStored } from './codec';
@@ -20,7 +21,7 @@ export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Prom
   try {
     return await ctx.caches.forKind({
       qualifiedResource: kind.storage.group ? `${kind.storage.resource}.${kind.storage.group}` : kind.storage.resource,
-      id: `${apiVersionOf(kind)}/${kind.kind}`,
+      id: cacheId(kind),
       prefix: kindPrefix(kind),
       decode: (value, revision) => decodeStored(kind, value, revision),
     });
@@ -28,6 +29,22 @@ export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Prom
     throw translateError(err, kind, '', ctx.store.currentRevision());
   }
 }
+
+/**
+ * a decoder for rows read from the store that reuses the cache's decoded object when the cache holds
+ * the same key at the same revision (same stored bytes, so the same object and its memoized JSON):
+ * Most Recent and Exact reads stay store reads, without decoding and re-encoding what memory has
+ */
+export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: KeyValue) => KubeObject {
+  const cache = ctx.caches?.loaded(cacheId(kind));
+  if (!cache) return (kv) => decodeStored(kind, kv.value, kv.modRevision);
+  return (kv) => {
+    const hit = cache.get(kv.key);
+    return hit && hit.revision === kv.modRevision ? (hit.object as KubeObject) : decodeStored(kind, kv.value, kv.modRevision);
+  };
+}
+
+const cacheId = (kind: KindDefinition) => `${apiVersionOf(kind)}/${kind.kind}`;
 
 /** wait until the cache reflects revision (kube's cacher waits up to 3 s), else 504 Too large resource version */
 export async function waitCacheFresh(ctx: RegistryContext, cache: WatchCache, revision: number): Promise<void> {

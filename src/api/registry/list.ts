@@ -8,11 +8,10 @@ import { apiVersionOf } from '../scheme';
 import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { WatchCache } from '../../cache/watch-cache';
-import { cacheFor, waitCacheFresh } from './cached';
+import { cacheFor, decoderFor, waitCacheFresh } from './cached';
 import type { KeyValue, ListResult } from '../../storage/store';
 import type { KubeList, ListOptions, Target } from './types';
 import type { RegistryContext } from './context';
-import { decodeStored } from './codec';
 import { collectionPrefix } from './keys';
 import { decodeContinue, encodeContinue } from './continue-token';
 import { checkExact, parseResourceVersion, validateListOptions, waitFresh } from './resource-version';
@@ -78,7 +77,7 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
   if (p.cache) return listFromCache(kind, p.cache, prefix, selection);
   const limit = o.limit && o.limit > 0 ? o.limit : 0;
   try {
-    const page = await readPage(ctx, prefix, p, limit, selection, (kv) => decodeStored(kind, kv.value, kv.modRevision));
+    const page = await readPage(ctx, prefix, p, limit, selection, decoderFor(ctx, kind));
     const out: KubeList = {
       apiVersion: apiVersionOf(kind),
       kind: kind.listKind,

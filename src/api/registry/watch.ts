@@ -19,7 +19,7 @@ import { apiVersionOf } from '../scheme';
 import { isStorageError } from '../../storage/store';
 import type { StorageError, StoreEvent } from '../../storage/store';
 import type { CachedEvent, WatchCache } from '../../cache/watch-cache';
-import { cacheFor } from './cached';
+import { cacheFor, decoderFor } from './cached';
 import type { KubeObject } from '../kind';
 import type { ApiWatchEvent, ListOptions, Target, WatchHandle, WatchSink } from './types';
 import type { RegistryContext } from './context';
@@ -263,7 +263,7 @@ export async function watch(ctx: RegistryContext, target: Target, o: ListOptions
     try {
       const res = await ctx.store.list(prefix);
       revision = res.revision;
-      objects = res.items.map((kv) => decodeStored(target.kind, kv.value, kv.modRevision));
+      objects = res.items.map(decoderFor(ctx, target.kind));
     } catch (err) {
       throw translateError(err, target.kind, '', ctx.store.currentRevision());
     }
