@@ -3,10 +3,12 @@
 #              extra flags: make run ARGS="--secure-port 7443 --data-dir /tmp/ballast"
 #   make test  build, install test tools (kubectl 1.20 under .tools/), run every test;
 #              the last line of output is `N passed, N failed`
+#   make soak  build, then the long reliability runs (20 kill -9s, 10,000 bad requests, 3 minutes of
+#              Lease churn under compaction); figures at the end (README, section Reliability)
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: all deps build run test test-deps unit e2e clean bench bench-quick
+.PHONY: all deps build run test test-deps unit e2e soak clean bench bench-quick
 
 all: build
 
@@ -51,6 +53,10 @@ bench: build
 
 bench-quick: build
 	node dist/src/cli/main.js bench --quick $(ARGS)
+
+# the long forms of test/reliability (the short forms run in `make test`)
+soak: build
+	npx ts-node-transpile-only test/reliability/soak.ts
 
 clean:
 	rm -rf dist .tap
