@@ -111,7 +111,7 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
     }
   }
   // history must survive the whole run (watch replays an old revision); churn runs its own server with compaction
-  const ballast = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'ballast'), args: ['--etcd-compaction-interval', '0', '--logging-format', 'json'], cpuProfDir: cfg.cpuProfDir });
+  const ballast = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'ballast'), args: ['--etcd-compaction-interval', '0', '--logging-format', 'json', ...(cfg.serverArgs ?? [])], cpuProfDir: cfg.cpuProfDir });
   const ctx: BenchContext = { cfg, ballast, etcd, progress, results, log };
   try {
     // the first start creates the PKI; the second is the start-to-ready of an empty database
@@ -166,7 +166,7 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
   }
 
   if (cfg.scenarios.has('churn') && cfg.churnSeconds > 0) {
-    const churnServer = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'churn'), args: ['--etcd-compaction-interval', cfg.churnCompaction, '--logging-format', 'json'] });
+    const churnServer = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'churn'), args: ['--etcd-compaction-interval', cfg.churnCompaction, '--logging-format', 'json', ...(cfg.serverArgs ?? [])] });
     try {
       await churnServer.start();
       await churnScenario(ctx, churnServer);

@@ -30,6 +30,8 @@ export interface BenchConfig {
   outDir: string;
   /** scenarios to run (writes, reads, watch, footprint, churn) */
   scenarios: Set<string>;
+  /** extra flags of the server under test */
+  serverArgs?: string[];
   /** where CPU profiles of the server go (undefined = none) */
   cpuProfDir?: string;
 }

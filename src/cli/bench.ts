@@ -24,6 +24,7 @@ Flags:
       --scenarios LIST         any of ${ALL_SCENARIOS.join(',')} (default all)
       --no-etcd                do not run etcd side by side
       --cpu-prof DIR           write a CPU profile of the server (node --cpu-prof) into DIR
+      --server-args ARGS       extra flags of the server under test, space-separated (e.g. "--watch-cache=false")
       --out DIR                results folder (default bench/results/<full|quick>)
   -h, --help                   show this help
 `;
@@ -50,6 +51,7 @@ export const benchCommand: Command = Object.freeze({
           scenarios: { type: 'string' },
           'no-etcd': { type: 'boolean' },
           'cpu-prof': { type: 'string' },
+          'server-args': { type: 'string' },
           out: { type: 'string' },
           help: { type: 'boolean', short: 'h' },
         },
@@ -86,6 +88,7 @@ export const benchCommand: Command = Object.freeze({
       cfg.scenarios = new Set(s);
     }
     if (values['no-etcd']) cfg.etcd = false;
+    if (values['server-args']) cfg.serverArgs = (values['server-args'] as string).split(/\s+/).filter(Boolean);
     if (values['cpu-prof']) cfg.cpuProfDir = path.resolve(values['cpu-prof'] as string);
     try {
       await runBench({

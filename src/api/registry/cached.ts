@@ -37,7 +37,12 @@ export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Prom
  */
 export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: KeyValue) => KubeObject {
   const cache = ctx.caches?.loaded(cacheId(kind));
-  if (!cache) return (kv) => decodeStored(kind, kv.value, kv.modRevision);
+  if (!cache) {
+    // a collection read once is read again (kube keeps a cacher for every resource): start its cache
+    // in the background so later reads find it; this read does not wait for it
+    if (ctx.caches) cacheFor(ctx, kind).catch(() => undefined);
+    return (kv) => decodeStored(kind, kv.value, kv.modRevision);
+  }
   return (kv) => {
     const hit = cache.get(kv.key);
     return hit && hit.revision === kv.modRevision ? (hit.object as KubeObject) : decodeStored(kind, kv.value, kv.modRevision);
