@@ -66,8 +66,10 @@ async function plan(ctx: RegistryContext, o: ListOptions): Promise<StartPlan> {
 function convertChange(sel: Selection, type: 'ADDED' | 'MODIFIED' | 'DELETED', cur: KubeObject, prev?: KubeObject): ApiWatchEvent | undefined {
   if (type === 'DELETED') return sel.matches(cur) ? { type: 'DELETED', object: cur } : undefined;
   const curMatches = sel.matches(cur);
-  if (type === 'ADDED' || prev === undefined) return curMatches ? { type: 'ADDED', object: cur } : undefined;
+  if (type === 'ADDED') return curMatches ? { type: 'ADDED', object: cur } : undefined;
+  // without a selector an update is an update: the previous state is not even decoded then
   if (sel.everything) return { type: 'MODIFIED', object: cur };
+  if (prev === undefined) return curMatches ? { type: 'ADDED', object: cur } : undefined;
   const prevMatches = sel.matches(prev);
   if (curMatches && prevMatches) return { type: 'MODIFIED', object: cur };
   if (curMatches) return { type: 'ADDED', object: cur };

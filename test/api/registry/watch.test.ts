@@ -32,6 +32,25 @@ for (const backend of storeKinds()) {
       t.same(obj(sink.events[2]).data, { k: 'x' });
     });
 
+    t.test('served from the store (no watch cache): updates are MODIFIED, with or without a selector', async (t) => {
+      // a watch resumed from a revision the cache does not hold (e.g. after a restart) is served by
+      // the store; it must call an update MODIFIED just as the cache path does
+      const f = await makeFixture(backend, { watchCache: false });
+      t.teardown(() => f.close());
+      await seed(f, ['a'], { app: 'x' });
+      const from = String(f.store.currentRevision());
+      const plain = new CollectingSink();
+      const selected = new CollectingSink();
+      const h1 = await f.registry.watch(f.target('configmaps', 'default'), { resourceVersion: from }, plain);
+      const h2 = await f.registry.watch(f.target('configmaps', 'default'), { resourceVersion: from, labelSelector: 'app=x' }, selected);
+      t.teardown(() => (h1.cancel(), h2.cancel()));
+      await f.registry.patch(f.target('configmaps', 'default', 'a'), 'merge', JSON.stringify({ data: { k: 'y' } }), write);
+      await plain.waitFor((e) => e.length >= 1);
+      await selected.waitFor((e) => e.length >= 1);
+      t.same(plain.summary(), ['MODIFIED a']);
+      t.same(selected.summary(), ['MODIFIED a']);
+    });
+
     t.test('rv=0 is the same Get State mode; namespace filtering', async (t) => {
       const f = await makeFixture(backend);
       t.teardown(() => f.close());
