@@ -17,6 +17,8 @@ export interface ServerOptions {
   port?: number;
   /** extra flags, e.g. ['--max-requests-inflight', '10'] */
   args?: string[];
+  /** flags for node itself, e.g. ['--max-old-space-size=128'] */
+  nodeArgs?: string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -34,6 +36,7 @@ export class BallastServer {
   readonly port: number;
   readonly url: string;
   readonly args: string[];
+  readonly nodeArgs: string[];
   #child: ChildProcess | undefined;
   #output = '';
   #exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> = Promise.resolve({ code: null, signal: null });
@@ -44,6 +47,7 @@ export class BallastServer {
     this.port = o.port;
     this.url = `https://127.0.0.1:${o.port}`;
     this.args = o.args ?? [];
+    this.nodeArgs = o.nodeArgs ?? [];
   }
 
   /** start a server process and wait until /readyz answers 200 */
@@ -88,7 +92,7 @@ export class BallastServer {
     this.#output = '';
     const child = spawn(
       process.execPath,
-      [MAIN_JS, 'apiserver', '--data-dir', this.dataDir, '--secure-port', String(this.port), '--bind-address', '127.0.0.1', ...this.args],
+      [...this.nodeArgs, MAIN_JS, 'apiserver', '--data-dir', this.dataDir, '--secure-port', String(this.port), '--bind-address', '127.0.0.1', ...this.args],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.#child = child;
