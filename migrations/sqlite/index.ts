@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { revlog0001 } from './0001-revlog';
+import { currentKeyIndex0002 } from './0002-current-key-index';
 
 /**
  * SQLite migrations, listed statically (not read from a directory) so they work from the compiled
@@ -7,6 +8,7 @@ import { revlog0001 } from './0001-revlog';
  */
 const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-revlog': revlog0001,
+  '0002-current-key-index': currentKeyIndex0002,
 });
 
 export const sqliteMigrationProvider: MigrationProvider = Object.freeze({

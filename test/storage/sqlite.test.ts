@@ -45,7 +45,7 @@ t.test('a new file: WAL, incremental auto-vacuum, the schema, missing directorie
   const tables = db.prepare("select name from sqlite_master where type in ('table', 'index') order by name").pluck().all();
   t.same(
     tables.filter((n) => !String(n).startsWith('kysely_') && !String(n).startsWith('sqlite_')),
-    ['current', 'log', 'log_key_id', 'meta'],
+    ['current', 'current_key', 'log', 'log_key_id', 'meta'],
   );
   t.same(db.prepare('select id, key, value, create_revision, prev_revision, op from log').all(), [
     { id: 1, key: '/a', value: '1', create_revision: 1, prev_revision: 0, op: 'create' },
