@@ -107,7 +107,7 @@ export class BallastServer {
           if ((await this.client().request('GET', '/readyz', { timeoutMs: 2000 })).status === 200) return;
         } catch {
           // not listening yet, or the CA was being (re)generated: read it again next time
-          this.#client?.close();
+          (this.#client as Client | undefined)?.close();
           this.#client = undefined;
         }
       }
