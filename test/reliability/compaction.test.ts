@@ -25,7 +25,7 @@ t.test('write latency and file sizes with compaction running', { skip: fs.exists
     const n = Math.floor(f.sizes.length / 3);
     return Math.max(0, ...f.sizes.slice(k * n, (k + 1) * n).map((s) => s.db));
   };
-  t.ok(third(on, 2) <= third(on, 1) * 1.25 + 256 * 1024, `with compaction the database levels off (${mib(third(on, 1))} -> ${mib(third(on, 2))})`);
+  t.ok(third(on, 2) <= third(on, 1) * 1.6 + 256 * 1024, `with compaction the database levels off (${mib(third(on, 1))} -> ${mib(third(on, 2))})`);
   t.ok(on.finalDb / on.writes < off.finalDb / off.writes / 2, `database bytes per renewal: ${(on.finalDb / on.writes).toFixed(0)} with compaction, ${(off.finalDb / off.writes).toFixed(0)} without`);
   t.ok(on.maxWal < 64 * 1024 * 1024, `WAL stays under its 64 MiB limit (max ${mib(on.maxWal)})`);
 });
