@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError, errors } from '../api/errors';
+import { MAX_NESTING_DEPTH, nestingDepth } from '../api/nesting';
 import type { KindDefinition } from '../api/kind';
 import type { PatchType } from '../api/registry/types';
 import { codecFor, mediaTypesServed } from './codecs';
@@ -65,6 +66,9 @@ export function decodeObject(body: Buffer, contentType: string | undefined, kind
   const value = codec.decode(body, { kind });
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw errors.badRequest(`couldn't get version/kind; json parse error: the body is not an object`);
+  }
+  if (nestingDepth(value, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
+    throw errors.badRequest(`couldn't get version/kind; json parse error: exceeded max depth of ${MAX_NESTING_DEPTH}`);
   }
   return value as Record<string, unknown>;
 }

@@ -155,3 +155,17 @@ t.test('write results: 201 when created, 200 otherwise, Warning headers', async 
   const body = await res.json();
   t.equal(body.metadata.resourceVersion, '8');
 });
+
+t.test('a body nested deeper than the limit is a 400 BadRequest Status, found without recursion', async (t) => {
+  const s = await startTestServer();
+  t.teardown(() => s.close());
+  const depth = 200_000;
+  const body = `{"apiVersion":"test.ballast.io/v1","kind":"Widget","metadata":{"name":"w"},"spec":${'['.repeat(depth)}${']'.repeat(depth)}}`;
+  const r = await getJson(`${s.url}${NS}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+  t.equal(r.status, 400);
+  t.equal(r.body.reason, 'BadRequest');
+  t.match(r.body.message, /exceeded max depth of 1000/);
+  const shallow = `{"apiVersion":"test.ballast.io/v1","kind":"Widget","metadata":{"name":"w"},"spec":${'['.repeat(900)}${']'.repeat(900)}}`;
+  const ok = await getJson(`${s.url}${NS}`, { method: 'POST', body: shallow, headers: { 'Content-Type': 'application/json' } });
+  t.not(ok.status, 400, 'a body within the limit reaches the registry');
+});

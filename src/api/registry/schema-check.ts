@@ -5,7 +5,7 @@
  * `strict decoding error: unknown field "spec.x"` (after the body's duplicate fields, which the
  * HTTP codecs find: WriteOptions.strictDecodingErrors), Warn (the default) -> warnings, Ignore -> nothing;
  * with Warn and Ignore the unknown fields are dropped, as kube's typed decoding never keeps them.
- * Skipped when the registry has no definitions. Required/enum/format problems are left to the
+ * Skipped when the registry has no definitions. Required/enum problems are left to the
  * kind's strategy, which reports them as kube's validation does (422).
  */
 import { errors } from '../errors';
@@ -35,7 +35,9 @@ export function checkSchemaOf(
 ): string[] {
   if (!ctx.definitions || !ctx.definitions[schemaName]) return [];
   const validator = validatorFor(ctx.definitions);
-  const typeIssues = validator.validate(schemaName, obj).filter((i) => i.type === 'type');
+  // wrong JSON types and malformed formats (int32/int64 out of range, bad base64, timestamps,
+  // quantities) both fail kube's decoding, before validation: 400, not 422
+  const typeIssues = validator.validate(schemaName, obj).filter((i) => i.type === 'type' || i.type === 'format');
   if (typeIssues.length) {
     throw errors.badRequest(`${label.kind} in version "${label.version}" cannot be handled as a ${label.kind}: ${typeIssues[0].message}`);
   }
