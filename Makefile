@@ -47,7 +47,7 @@ e2e: build test-deps
 	bash scripts/test.sh $$(find test/e2e -name '*.test.ts' | sort)
 
 # benchmarks (bench/README.md): the full suite with etcd side by side (installs Debian's etcd-server
-# when missing; takes about 30 minutes), and a small one for CI smoke runs; results in bench/results/
+# when missing; takes about 20 minutes), and a small one for CI smoke runs; results in bench/results/
 bench: build
 	node dist/src/cli/main.js bench $(ARGS)
 
