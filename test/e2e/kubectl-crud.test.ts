@@ -31,8 +31,8 @@ for (const version of VERSIONS) {
     });
 
     t.test('create -f a namespace and a configmap', async (t) => {
-      t.match(await k.ok(['create', '--validate=false', '-f', '-'], namespace(ns)), `namespace/${ns} created`);
-      t.match(await k.ok(['create', '--validate=false', '-f', '-'], configMap('settings', ns, { mode: 'fast' })), 'configmap/settings created');
+      t.match(await k.ok(['create', '-f', '-'], namespace(ns)), `namespace/${ns} created`);
+      t.match(await k.ok(['create', '-f', '-'], configMap('settings', ns, { mode: 'fast' })), 'configmap/settings created');
       const cm = await k.json<Obj>(['get', 'configmap', 'settings', '-n', ns]);
       t.same(cm.data, { mode: 'fast' });
       t.ok(cm.metadata.uid);
@@ -40,10 +40,10 @@ for (const version of VERSIONS) {
     });
 
     t.test('apply -f creates, then updates with a strategic merge patch', async (t) => {
-      t.match(await k.ok(['apply', '--validate=false', '-f', '-'], deployment('web', ns, { replicas: 1 })), 'deployment.apps/web created');
+      t.match(await k.ok(['apply', '-f', '-'], deployment('web', ns, { replicas: 1 })), 'deployment.apps/web created');
       const created = await k.json<Obj>(['get', 'deployment', 'web', '-n', ns]);
       t.ok(created.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'], 'last-applied annotation kept');
-      t.match(await k.ok(['apply', '--validate=false', '-f', '-'], deployment('web', ns, { replicas: 2, image: 'nginx:1.26' })), 'deployment.apps/web configured');
+      t.match(await k.ok(['apply', '-f', '-'], deployment('web', ns, { replicas: 2, image: 'nginx:1.26' })), 'deployment.apps/web configured');
       const updated = await k.json<Obj>(['get', 'deployment', 'web', '-n', ns]);
       t.equal(updated.spec?.replicas, 2);
       t.same(updated.spec?.template?.spec.containers.map((c) => c.image), ['nginx:1.26']);
@@ -79,16 +79,15 @@ for (const version of VERSIONS) {
     });
 
     t.test('replace -f swaps the whole object', async (t) => {
-      t.match(await k.ok(['replace', '--validate=false', '-f', '-'], configMap('settings', ns, { mode: 'safe', extra: '1' })), 'configmap/settings replaced');
+      t.match(await k.ok(['replace', '-f', '-'], configMap('settings', ns, { mode: 'safe', extra: '1' })), 'configmap/settings replaced');
       const cm = await k.json<Obj>(['get', 'configmap', 'settings', '-n', ns]);
       t.same(cm.data, { mode: 'safe', extra: '1' });
       t.equal(cm.metadata.labels?.team, undefined, 'labels not in the new manifest are gone');
     });
 
-    // kubectl 1.20 downloads OpenAPI v2 (protobuf) for create --dry-run=server even with --validate=false
-    const dryRunTodo = version === '1.20' && 'kubectl 1.20 needs OpenAPI v2 in protobuf for --dry-run=server; OpenAPI is a later issue';
-    t.test('create --dry-run=server creates nothing', { todo: dryRunTodo }, async (t) => {
-      const out = await k.ok(['create', '--validate=false', '--dry-run=server', '-f', '-'], configMap('ghost', ns, { a: 'b' }));
+    // kubectl 1.20 downloads OpenAPI v2 (protobuf) for create --dry-run=server; validation stays on
+    t.test('create --dry-run=server creates nothing', async (t) => {
+      const out = await k.ok(['create', '--dry-run=server', '-f', '-'], configMap('ghost', ns, { a: 'b' }));
       t.match(out, 'configmap/ghost created (server dry run)');
       const get = await k.run(['get', 'configmap', 'ghost', '-n', ns]);
       t.equal(get.code, 1);

@@ -11,15 +11,15 @@ for (const version of VERSIONS) {
     const server = await startApiServer(t);
     const k = kubectlFor(t, version, server);
     const ns = `watch-${version.replace('.', '-')}`;
-    await k.ok(['create', '--validate=false', '-f', '-'], namespace(ns));
+    await k.ok(['create', '-f', '-'], namespace(ns));
 
     t.test('get -w streams ADDED, MODIFIED and DELETED and stays open', async (t) => {
-      await k.ok(['create', '--validate=false', '-f', '-'], configMap('first', ns, { a: '1' }));
+      await k.ok(['create', '-f', '-'], configMap('first', ns, { a: '1' }));
       const watch = k.stream(['get', 'configmaps', '-n', ns, '--watch', '--output-watch-events']);
       t.teardown(() => watch.kill());
       t.match(await watch.waitForLine(/^ADDED\s+first\s+1\s/), /first/, 'the initial list is printed as ADDED');
 
-      await k.ok(['create', '--validate=false', '-f', '-'], configMap('second', ns, { a: '1', b: '2' }));
+      await k.ok(['create', '-f', '-'], configMap('second', ns, { a: '1', b: '2' }));
       t.match(await watch.waitForLine(/^ADDED\s+second\s+2\s/), /second/);
       await k.ok(['label', 'configmap', 'first', '-n', ns, 'seen=yes']);
       t.match(await watch.waitForLine(/^MODIFIED\s+first\s/), /first/);
@@ -34,8 +34,8 @@ for (const version of VERSIONS) {
 
     t.test('get --chunk-size=2 pages through 5 configmaps and returns all of them', async (t) => {
       const pageNs = `${ns}-pages`;
-      await k.ok(['create', '--validate=false', '-f', '-'], namespace(pageNs));
-      for (let i = 1; i <= 5; i++) await k.ok(['create', '--validate=false', '-f', '-'], configMap(`page-${i}`, pageNs, { i: String(i) }));
+      await k.ok(['create', '-f', '-'], namespace(pageNs));
+      for (let i = 1; i <= 5; i++) await k.ok(['create', '-f', '-'], configMap(`page-${i}`, pageNs, { i: String(i) }));
       // -v=6 makes kubectl log each request URL on stderr, which shows the paging
       const r = await k.run(['get', 'configmaps', '-n', pageNs, '--chunk-size=2', '-o', 'name', '-v=6']);
       t.equal(r.code, 0, r.stderr);
