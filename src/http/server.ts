@@ -24,6 +24,7 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
+  server.on('secureConnection', feedParserFromJs);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress, () => {
@@ -59,3 +60,17 @@ function answerClientError(err: Error & { code?: string }, socket: import('node:
       `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
+
+/**
+ * Node's HTTP server feeds a TLS socket's bytes to its parser natively. When a request arrives while
+ * the previous response is still draining, Node pauses socket and parser, but the records TLS has
+ * already decrypted keep reaching the paused parser, which fails with HPE_PAUSED and resets the
+ * connection: a kept-alive client loses the request (seen with large responses followed by large
+ * writes). A 'data' listener makes Node hand the socket back to JavaScript streams, which honour the
+ * pause. Runs after Node's own connection listener (registered when the server was created).
+ */
+function feedParserFromJs(socket: import('node:tls').TLSSocket): void {
+  socket.on('data', noop);
+}
+
+function noop(): void {}
