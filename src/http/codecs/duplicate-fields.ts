@@ -26,6 +26,9 @@ export function strictDecodingErrorsOf(value: unknown): string[] {
   return (value as { [STRICT_ERRORS]?: string[] })[STRICT_ERRORS] ?? [];
 }
 
+/** receives each number literal written with a fraction or exponent, with the keys/indices leading to it */
+export type NumberLiteralSink = (segments: string[], literal: string) => void;
+
 type Frame = { kind: 'object'; path: string; seen: Set<string> } | { kind: 'array'; path: string; index: number };
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -34,9 +37,11 @@ const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d |
  * paths of repeated keys in a JSON text that JSON.parse accepted. Iterative (an explicit stack), so
  * a deeply nested body cannot overflow the call stack.
  */
-export function jsonDuplicateFields(text: string): string[] {
+export function jsonDuplicateFields(text: string, onNumber?: NumberLiteralSink): string[] {
   const found: string[] = [];
   const frames: Frame[] = [];
+  // the key or index of each open container's current member, for onNumber (one mutable stack)
+  const segs: string[] = [];
   let i = 0;
   const skipSpace = () => {
     while (i < text.length && isSpace(text.charCodeAt(i))) i++;
@@ -77,11 +82,14 @@ export function jsonDuplicateFields(text: string): string[] {
           mode = 'key';
         } else {
           frames.push({ kind: 'array', path, index: 0 });
+          segs[frames.length - 1] = '0';
           path = `${path}[0]`;
         }
       } else {
+        const start = i;
         if (c === '"') readString();
         else while (i < text.length && !',]}'.includes(text[i]) && !isSpace(text.charCodeAt(i))) i++;
+        if (onNumber && c !== '"' && /[.eE]/.test(text.slice(start, i))) onNumber(segs.slice(0, frames.length), text.slice(start, i));
         mode = 'after';
       }
     } else if (mode === 'key') {
@@ -90,6 +98,7 @@ export function jsonDuplicateFields(text: string): string[] {
       skipSpace();
       i++; // the colon
       path = frame.path ? `${frame.path}.${key}` : key;
+      segs[frames.length - 1] = key;
       if (frame.seen.has(key)) found.push(path);
       else frame.seen.add(key);
       mode = 'value';
@@ -101,6 +110,7 @@ export function jsonDuplicateFields(text: string): string[] {
         if (frame.kind === 'object') mode = 'key';
         else {
           frame.index++;
+          segs[frames.length - 1] = String(frame.index);
           path = `${frame.path}[${frame.index}]`;
           mode = 'value';
         }

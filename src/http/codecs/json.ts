@@ -1,12 +1,14 @@
 /** application/json: the default request and response format */
 import { errors } from '../../api/errors';
 import type { Codec } from './codec';
-import { jsonStrictErrors, withStrictDecodingErrors } from './duplicate-fields';
+import { jsonDuplicateFields, withStrictDecodingErrors } from './duplicate-fields';
+import { rejectFloatLiteralsInIntegerFields } from './integer-literals';
+import type { IntegralFloatLiteral } from './integer-literals';
 import { listJsonText } from '../../cache/encoded';
 
 export const jsonCodec: Codec = {
   mediaType: 'application/json',
-  decode(body) {
+  decode(body, ctx) {
     const text = body.toString('utf8');
     let value: unknown;
     try {
@@ -15,8 +17,14 @@ export const jsonCodec: Codec = {
       // kube's decoder reports the JSON syntax error of the body as a 400
       throw errors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
+    // one scan finds repeated keys and float literals that JSON.parse turned into integers
+    const literals: IntegralFloatLiteral[] = [];
+    const duplicates = jsonDuplicateFields(text, (segments, literal) => {
+      if (Number.isInteger(Number(literal))) literals.push({ segments, literal });
+    });
+    if (ctx?.kind && literals.length) rejectFloatLiteralsInIntegerFields(ctx.kind, value, literals);
     // JSON.parse keeps the last of repeated keys, as Go's decoder does; fieldValidation decides the rest
-    return withStrictDecodingErrors(value, jsonStrictErrors(text));
+    return withStrictDecodingErrors(value, duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`));
   },
   encode(value, opts) {
     // kube's pretty serializer indents two spaces; the compact one ends with a newline
