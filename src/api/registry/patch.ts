@@ -8,7 +8,7 @@
 import { errors } from '../errors';
 import type { KubeObject } from '../kind';
 import type { PatchType, Target, WriteOptions, WriteResult } from './types';
-import type { RegistryContext } from './context';
+import type { Current, RegistryContext } from './context';
 import { requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { applyPatch } from '../patch';
@@ -39,10 +39,28 @@ export async function patch(
   body: string,
   options: WriteOptions & { force?: boolean },
 ): Promise<WriteResult> {
+  requireName(target);
+  requireNamespace(target);
+  if (type === 'apply') return serverSideApply(ctx, target, body, options);
+  return patchWith(ctx, target, type, body, options, (patched, current) => prepareUpdate(ctx, target.kind, patched, current));
+}
+
+/**
+ * The non-apply patch flow of a resource and of its status: patch the newest object, check what
+ * the patch made of it, prepare it as the verb's update would, and record the manager's fields.
+ */
+export async function patchWith(
+  ctx: RegistryContext,
+  target: Target,
+  type: PatchType,
+  body: string,
+  options: WriteOptions,
+  prepare: (patched: KubeObject, current: Current) => KubeObject,
+  subresource?: 'status',
+): Promise<WriteResult> {
   const { kind } = target;
   const name = requireName(target);
   const namespace = requireNamespace(target);
-  if (type === 'apply') return serverSideApply(ctx, target, body, options);
   let warnings: string[] = [];
   const result = await guaranteedUpdate(ctx, {
     target,
@@ -52,7 +70,7 @@ export async function patch(
       warnings = checkSchema(ctx, kind, patched, options.fieldValidation, options.strictDecodingErrors);
       ensureNamespace(kind, metaOf(patched), namespace);
       checkName(patched, name);
-      return trackWrite(ctx, kind, current.obj, prepareUpdate(ctx, kind, patched, current), options);
+      return trackWrite(ctx, kind, current.obj, prepare(patched, current), options, subresource);
     },
   });
   return withWarnings(result, warnings);

@@ -16,7 +16,7 @@ import { checkTypeMeta, withWarnings } from './create';
 import { checkSchema } from './schema-check';
 import { guaranteedUpdate } from './guaranteed-update';
 import { checkName, checkPrecondition } from './update';
-import { patchObject } from './patch';
+import { patchWith } from './patch';
 import { validateForStatusUpdate } from './validate';
 import { trackWrite } from './managed';
 import { serverSideApply } from './apply';
@@ -71,8 +71,8 @@ export async function patchStatus(
 ): Promise<WriteResult> {
   const { kind } = target;
   requireStatus(kind);
-  const name = requireName(target);
-  const namespace = requireNamespace(target);
+  requireName(target);
+  requireNamespace(target);
   if (type === 'apply') {
     return serverSideApply(ctx, target, body, options, {
       subresource: 'status',
@@ -80,17 +80,5 @@ export async function patchStatus(
       allowCreate: false,
     });
   }
-  let warnings: string[] = [];
-  const result = await guaranteedUpdate(ctx, {
-    target,
-    dryRun: options.dryRun,
-    compute: (current) => {
-      const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
-      warnings = checkSchema(ctx, kind, patched, options.fieldValidation, options.strictDecodingErrors);
-      ensureNamespace(kind, metaOf(patched), namespace);
-      checkName(patched, name);
-      return trackWrite(ctx, kind, current.obj, prepareStatusUpdate(ctx, kind, patched, current), options, 'status');
-    },
-  });
-  return withWarnings(result, warnings);
+  return patchWith(ctx, target, type, body, options, (patched, current) => prepareStatusUpdate(ctx, kind, patched, current), 'status');
 }
