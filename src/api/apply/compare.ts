@@ -13,7 +13,7 @@ import type { FieldPath } from './field-set';
 import { indexItems, isAtomicList } from './list-items';
 import { isPlainObject } from './schema-type';
 import type { SchemaType } from './schema-type';
-import { jsonEqual } from './json-value';
+import { jsonEqual } from '../json-value';
 
 export interface Comparison {
   added: FieldSet;

@@ -13,7 +13,7 @@ import { fieldSetOf } from './to-field-set';
 import { mergeObjects } from './merge';
 import { removeFields } from './remove';
 import type { SchemaType } from './schema-type';
-import { jsonEqual } from './json-value';
+import { jsonEqual } from '../json-value';
 import {
   capUpdateManagers,
   copyManaged,

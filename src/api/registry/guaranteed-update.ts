@@ -11,7 +11,7 @@ import type { Target, WriteResult } from './types';
 import type { Current, RegistryContext } from './context';
 import { readCurrent } from './context';
 import { decodeStored, encodeForStorage } from './codec';
-import { jsonEqual } from './meta';
+import { jsonEqual } from '../json-value';
 import { translateError } from './storage-errors';
 import { withoutManagedFieldTimes } from './managed';
 

@@ -5,6 +5,7 @@
 import { randomInt } from 'node:crypto';
 import { errors } from '../errors';
 import type { KindDefinition, KubeObject, ObjectMeta } from '../kind';
+import { jsonEqual } from '../json-value';
 
 /** kube's name generator alphabet (no vowels, no confusable characters) and suffix length */
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
@@ -88,21 +89,6 @@ export function carryUpdateMeta(obj: KubeObject, old: KubeObject): void {
 export function specPart(obj: KubeObject): Record<string, unknown> {
   const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
   return rest;
-}
-
-/** structural equality of JSON values (key order ignored) */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
-  }
-  const ak = Object.keys(a as object).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
-  const bk = Object.keys(b as object).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  if (ak.length !== bk.length) return false;
-  return ak.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
 /** bump generation when anything but metadata and status changed (kinds that track generation) */

@@ -4,6 +4,7 @@
  * and the field is the path (`spec.template.spec.containers[0].image`).
  */
 import type { StatusCause } from '../errors';
+import { jsonEqual } from '../json-value';
 
 /**
  * A value as Go's fmt prints a bad value in a field error: strings quoted, numbers and booleans bare,
@@ -70,21 +71,6 @@ export function tooLong(field: string, maxLength: number): StatusCause {
 
 /** kube's ValidateImmutableField: deep-equal or `field is immutable` */
 export function immutable(field: string, next: unknown, prev: unknown): StatusCause[] {
-  return deepEqual(next, prev) ? [] : [invalid(field, next, 'field is immutable')];
+  return jsonEqual(next, prev) ? [] : [invalid(field, next, 'field is immutable')];
 }
 
-/** semantic equality of JSON values; absent and undefined are the same */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((v, i) => deepEqual(v, bb[i]));
-  }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const keys = new Set([...Object.keys(ao), ...Object.keys(bo)]);
-  for (const k of keys) if (!deepEqual(ao[k], bo[k])) return false;
-  return true;
-}

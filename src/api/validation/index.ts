@@ -17,4 +17,4 @@ export {
 export type { NameValidation } from './names';
 export { validateObjectMeta, validateObjectMetaUpdate, validateLabels, validateAnnotations, TOTAL_ANNOTATION_SIZE_LIMIT } from './object-meta';
 export type { ObjectMetaValidationOptions } from './object-meta';
-export { required, invalid, notSupported, duplicate, forbidden, notFound, tooLong, immutable, deepEqual, formatValue } from './field-errors';
+export { required, invalid, notSupported, duplicate, forbidden, notFound, tooLong, immutable, formatValue } from './field-errors';

@@ -4,8 +4,9 @@
  */
 import type { StatusCause } from '../errors';
 import type { KindDefinition, ObjectMeta } from '../kind';
-import { deepEqual, duplicate, forbidden, immutable, invalid, required, tooLong } from './field-errors';
+import { duplicate, forbidden, immutable, invalid, required, tooLong } from './field-errors';
 import { isDNS1123Label, isQualifiedName, isValidLabelValue, validateName } from './names';
+import { jsonEqual } from '../json-value';
 
 /** kube's TotalAnnotationSizeLimitB: 256 KiB over all keys and values */
 export const TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024;
@@ -136,10 +137,10 @@ export function validateObjectMetaUpdate(newMeta: ObjectMeta | undefined, oldMet
   causes.push(...immutable('metadata.uid', n.uid, o.uid));
   causes.push(...immutable('metadata.creationTimestamp', n.creationTimestamp, o.creationTimestamp));
   // deletion fields may be set by a delete, never changed or cleared by an update
-  if (o.deletionTimestamp !== undefined && !deepEqual(n.deletionTimestamp, o.deletionTimestamp)) {
+  if (o.deletionTimestamp !== undefined && !jsonEqual(n.deletionTimestamp, o.deletionTimestamp)) {
     causes.push(invalid('metadata.deletionTimestamp', n.deletionTimestamp ?? null, 'field is immutable; may only be changed via deletion'));
   }
-  if (o.deletionGracePeriodSeconds !== undefined && !deepEqual(n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds)) {
+  if (o.deletionGracePeriodSeconds !== undefined && !jsonEqual(n.deletionGracePeriodSeconds, o.deletionGracePeriodSeconds)) {
     causes.push(invalid('metadata.deletionGracePeriodSeconds', n.deletionGracePeriodSeconds ?? null, 'field is immutable; may only be changed via deletion'));
   }
   if (typeof n.generation === 'number' && typeof o.generation === 'number' && n.generation < o.generation) {

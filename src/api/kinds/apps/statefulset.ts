@@ -1,13 +1,14 @@
 /** apps/v1 StatefulSet: kube's defaults, validation (including the update restrictions), scale and table */
 import type { StatusCause } from '../../errors';
 import type { KindDefinition, KubeObject } from '../../kind';
-import { deepEqual, forbidden, invalid, notSupported, required } from '../../validation/field-errors';
+import { forbidden, invalid, notSupported, required } from '../../validation/field-errors';
 import { isDNS1123Label } from '../../validation/names';
 import { defaultTemplateIn, nonNegative, validatePodTemplate, validateSelectorAndTemplate } from '../pod-template';
 import { age, ageColumn, column, containerCells, containerColumns, nameColumn } from '../table-format';
 import { arrAt, clone, ensureObj, int, isObj, objAt, setDefault, str } from '../util';
 import { intOrPercentValue, validatePositiveIntOrPercent } from './int-or-percent';
 import { replicasScale } from './scale';
+import { jsonEqual } from '../../json-value';
 
 function defaults(obj: KubeObject): void {
   const spec = ensureObj(obj, 'spec');
@@ -91,7 +92,7 @@ function validateUpdate(spec: Record<string, unknown>, oldSpec: Record<string, u
     delete b[k];
   }
   const causes: StatusCause[] = [];
-  if (!deepEqual(a, b)) {
+  if (!jsonEqual(a, b)) {
     causes.push(
       forbidden(
         'spec',

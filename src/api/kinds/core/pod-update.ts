@@ -4,9 +4,10 @@
  * terminationGracePeriodSeconds raised to 1.
  */
 import type { StatusCause } from '../../errors';
-import { deepEqual, forbidden, invalid } from '../../validation/field-errors';
+import { forbidden, invalid } from '../../validation/field-errors';
 import { arrAt, clone, isObj, objAt } from '../util';
 import type { Obj } from '../util';
+import { jsonEqual } from '../../json-value';
 
 const MESSAGE =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,' +
@@ -16,7 +17,7 @@ const MESSAGE =
 /** the names of the top-level spec fields that differ, for the message's diff part */
 function diffFields(a: Obj, b: Obj): string[] {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...keys].filter((k) => !deepEqual(a[k], b[k])).sort();
+  return [...keys].filter((k) => !jsonEqual(a[k], b[k])).sort();
 }
 
 export function validatePodUpdate(pod: Obj, old: Obj): StatusCause[] {
@@ -48,16 +49,16 @@ export function validatePodUpdate(pod: Obj, old: Obj): StatusCause[] {
   mutated.activeDeadlineSeconds = oldSpec.activeDeadlineSeconds;
   const oldTolerations = arrAt(oldSpec, 'tolerations');
   const newTolerations = arrAt(spec, 'tolerations');
-  if (oldTolerations.every((t) => newTolerations.some((n) => deepEqual(n, t)))) mutated.tolerations = oldSpec.tolerations;
+  if (oldTolerations.every((t) => newTolerations.some((n) => jsonEqual(n, t)))) mutated.tolerations = oldSpec.tolerations;
   const oldGates = arrAt(oldSpec, 'schedulingGates');
   const newGates = arrAt(spec, 'schedulingGates');
-  if (newGates.every((g) => oldGates.some((o) => deepEqual(o, g)))) mutated.schedulingGates = oldSpec.schedulingGates;
+  if (newGates.every((g) => oldGates.some((o) => jsonEqual(o, g)))) mutated.schedulingGates = oldSpec.schedulingGates;
   const oldGrace = oldSpec.terminationGracePeriodSeconds;
   if (typeof oldGrace === 'number' && oldGrace < 0 && spec.terminationGracePeriodSeconds === 1) {
     mutated.terminationGracePeriodSeconds = oldGrace;
   }
   for (const k of Object.keys(mutated)) if (mutated[k] === undefined) delete mutated[k];
-  if (!deepEqual(mutated, oldSpec)) {
+  if (!jsonEqual(mutated, oldSpec)) {
     const changed = diffFields(mutated, oldSpec).map((k) => `spec.${k}`);
     causes.push(forbidden('spec', `${MESSAGE}\n  changed: ${changed.join(', ')}`));
   }

@@ -1,4 +1,4 @@
-/** Small helpers over plain JSON values. */
+/** Small helpers over plain JSON values, shared by validation, the registry and server-side apply. */
 
 /** structural equality (key order ignored; undefined fields are absent) */
 export function jsonEqual(a: unknown, b: unknown): boolean {
