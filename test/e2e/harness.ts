@@ -6,10 +6,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
+import { freePort } from '../../bench/lib/processes';
+
+export { freePort };
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const MAIN_JS = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -44,13 +46,6 @@ export function tempDir(t: Test, prefix: string): string {
   return dir;
 }
 
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** poll fn until it returns a truthy value or timeoutMs passes */
 export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {

@@ -5,9 +5,11 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { Client } from './client';
+import { freePort, sleep } from '../../../bench/lib/processes';
+
+export { sleep };
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const MAIN_JS = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
@@ -21,15 +23,6 @@ export interface ServerOptions {
   nodeArgs?: string[];
 }
 
-export async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export class BallastServer {
   readonly dataDir: string;
