@@ -12,11 +12,9 @@ import type { Current, RegistryContext } from './context';
 import { requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { applyPatch } from '../patch';
-import { checkTypeMeta, withWarnings } from './create';
-import { checkSchema } from './schema-check';
+import { withWarnings } from './create';
 import { guaranteedUpdate } from './guaranteed-update';
-import { ensureNamespace, metaOf } from './meta';
-import { checkName, prepareUpdate } from './update';
+import { checkWrittenObject, prepareUpdate } from './update';
 import { trackWrite } from './managed';
 import { serverSideApply } from './apply';
 
@@ -59,18 +57,14 @@ export async function patchWith(
   subresource?: 'status',
 ): Promise<WriteResult> {
   const { kind } = target;
-  const name = requireName(target);
-  const namespace = requireNamespace(target);
   let warnings: string[] = [];
   const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,
     compute: (current) => {
-      const patched = checkTypeMeta(kind, patchObject(ctx, type, current.obj, body, kind.schemaName));
-      warnings = checkSchema(ctx, kind, patched, options.fieldValidation, options.strictDecodingErrors);
-      ensureNamespace(kind, metaOf(patched), namespace);
-      checkName(patched, name);
-      return trackWrite(ctx, kind, current.obj, prepare(patched, current), options, subresource);
+      const checked = checkWrittenObject(ctx, target, patchObject(ctx, type, current.obj, body, kind.schemaName), options);
+      warnings = checked.warnings;
+      return trackWrite(ctx, kind, current.obj, prepare(checked.object, current), options, subresource);
     },
   });
   return withWarnings(result, warnings);

@@ -11,11 +11,10 @@ import type { Current, RegistryContext } from './context';
 import { requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { get } from './get';
-import { carryUpdateMeta, ensureNamespace, metaOf, specPart } from './meta';
-import { checkTypeMeta, withWarnings } from './create';
-import { checkSchema } from './schema-check';
+import { carryUpdateMeta, metaOf, specPart } from './meta';
+import { withWarnings } from './create';
 import { guaranteedUpdate } from './guaranteed-update';
-import { checkName, checkPrecondition } from './update';
+import { checkPrecondition, checkWrittenObject } from './update';
 import { patchWith } from './patch';
 import { validateForStatusUpdate } from './validate';
 import { trackWrite } from './managed';
@@ -48,12 +47,7 @@ function prepareStatusUpdate(ctx: RegistryContext, kind: KindDefinition, obj: Ku
 export async function updateStatus(ctx: RegistryContext, target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
   const { kind } = target;
   requireStatus(kind);
-  const name = requireName(target);
-  const namespace = requireNamespace(target);
-  const original = checkTypeMeta(kind, body);
-  const warnings = checkSchema(ctx, kind, original, options.fieldValidation, options.strictDecodingErrors);
-  ensureNamespace(kind, metaOf(original), namespace);
-  checkName(original, name);
+  const { object: original, warnings } = checkWrittenObject(ctx, target, body, options);
   const result = await guaranteedUpdate(ctx, {
     target,
     dryRun: options.dryRun,

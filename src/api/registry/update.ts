@@ -66,14 +66,25 @@ export function prepareUpdate(ctx: RegistryContext, kind: KindDefinition, obj: K
   return obj;
 }
 
-export async function update(ctx: RegistryContext, target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
+/**
+ * What every write checks of the object it is given (a PUT body, a patched result): apiVersion and
+ * kind, the schema (fieldValidation decides about unknown fields), and namespace and name against
+ * the URL. Returns the object to write and the warnings for the response.
+ */
+export function checkWrittenObject(ctx: RegistryContext, target: Target, body: KubeObject, options: WriteOptions): { object: KubeObject; warnings: string[] } {
   const { kind } = target;
   const name = requireName(target);
   const namespace = requireNamespace(target);
-  const original = checkTypeMeta(kind, body);
-  const warnings = checkSchema(ctx, kind, original, options.fieldValidation, options.strictDecodingErrors);
-  ensureNamespace(kind, metaOf(original), namespace);
-  checkName(original, name);
+  const object = checkTypeMeta(kind, body);
+  const warnings = checkSchema(ctx, kind, object, options.fieldValidation, options.strictDecodingErrors);
+  ensureNamespace(kind, metaOf(object), namespace);
+  checkName(object, name);
+  return { object, warnings };
+}
+
+export async function update(ctx: RegistryContext, target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
+  const { kind } = target;
+  const { object: original, warnings } = checkWrittenObject(ctx, target, body, options);
   try {
     const result = await guaranteedUpdate(ctx, {
       target,
@@ -83,7 +94,7 @@ export async function update(ctx: RegistryContext, target: Target, body: KubeObj
     return withWarnings(result, warnings);
   } catch (err) {
     // kube's create-on-update (AllowCreateOnUpdate kinds only): a missing object is created
-    if (isApiError(err) && err.code === 404 && err.status.details?.name === name && kindOptions(kind).allowCreateOnUpdate) {
+    if (isApiError(err) && err.code === 404 && err.status.details?.name === target.name && kindOptions(kind).allowCreateOnUpdate) {
       const fresh = clone(original);
       delete fresh.metadata!.resourceVersion;
       return create(ctx, target, fresh, options);
