@@ -1,31 +1,18 @@
 /**
  * `kubectl auth can-i` against the real server: kubectl posts a SelfSubjectAccessReview (JSON from
  * 1.20, protobuf from 1.32) and prints status.allowed. The server runs kube's AlwaysAllow mode, so
- * every answer is `yes`. The 1.32 case needs protobuf request bodies: when the server still answers
- * 415 to them, it is marked todo instead of failing.
+ * every answer is `yes`.
  */
 import t from 'tap';
 import { kubectlFor, missingKubectl, startApiServer } from './harness';
-import type { ApiServerProcess, KubectlVersion } from './harness';
+import type { KubectlVersion } from './harness';
 
 const SSAR_PATH = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
 
-/** whether the server decodes protobuf request bodies at all (415 = not yet) */
-async function protobufBodiesServed(server: ApiServerProcess): Promise<boolean> {
-  const res = await server.request('POST', SSAR_PATH, 'k8s\0', { 'Content-Type': 'application/vnd.kubernetes.protobuf', Accept: 'application/json' });
-  return res.status !== 415;
-}
-
 t.test('kubectl auth can-i', async (t) => {
   const server = await startApiServer(t);
-  const protobuf = await protobufBodiesServed(server);
-  const cases: { version: KubectlVersion; todo: string | false }[] = [
-    { version: '1.20', todo: false },
-    { version: '1.32', todo: protobuf ? false : 'kubectl 1.32 posts the SelfSubjectAccessReview in protobuf; the server answers 415 until protobuf lands' },
-  ];
-
-  for (const { version, todo } of cases) {
-    t.test(`kubectl ${version}`, { skip: missingKubectl(version) ?? false, todo }, async (t) => {
+  for (const version of ['1.20', '1.32'] as KubectlVersion[]) {
+    t.test(`kubectl ${version}`, { skip: missingKubectl(version) ?? false }, async (t) => {
       const k = kubectlFor(t, version, server);
       t.equal((await k.ok(['auth', 'can-i', 'create', 'pods'])).trim(), 'yes');
       t.equal((await k.ok(['auth', 'can-i', 'delete', 'deployments.apps', '-n', 'kube-system'])).trim(), 'yes');
