@@ -12,7 +12,7 @@ import type { KindDefinition, KubeObject } from '../kind';
 import type { Target, WriteOptions, WriteResult } from './types';
 import type { RegistryContext } from './context';
 import { requireNamespace } from './context';
-import { clone, decodeStored, encodeForStorage } from './codec';
+import { clone, encodeForStorage, storedResponse } from './codec';
 import { objectKey } from './keys';
 import { ensureNamespace, initCreateMeta, metaOf } from './meta';
 import { checkNamespaceForCreate } from './namespace-lifecycle';
@@ -61,7 +61,9 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
   await checkNamespaceForCreate(ctx, kind, namespace ?? '', original.metadata?.name ?? '');
   const generated = !original.metadata?.name && !!original.metadata?.generateName;
   for (let attempt = 1; ; attempt++) {
-    const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, clone(original), namespace), options);
+    // `original` is already the request's own copy (checkTypeMeta); only a generated name, which may
+    // be retried with another one, needs it kept unchanged
+    const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, generated ? clone(original) : original, namespace), options);
     const name = obj.metadata!.name!;
     if (options.dryRun) {
       delete obj.metadata!.resourceVersion;
@@ -70,7 +72,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
     const key = objectKey(kind, namespace, name);
     try {
       const kv = await ctx.store.create(key, encodeForStorage(kind, obj));
-      return withWarnings({ object: decodeStored(kind, kv.value, kv.modRevision), created: true }, warnings);
+      return withWarnings({ object: storedResponse(kind, obj, kv.value, kv.modRevision), created: true }, warnings);
     } catch (err) {
       if (!isStorageError(err, 'Exists')) throw translateError(err, kind, name);
       if (generated) {

@@ -10,7 +10,7 @@ import type { KubeObject } from '../kind';
 import type { Target, WriteResult } from './types';
 import type { Current, RegistryContext } from './context';
 import { readCurrent } from './context';
-import { decodeStored, encodeForStorage } from './codec';
+import { encodeForStorage, storageForm, storedResponse } from './codec';
 import { jsonEqual } from '../json-value';
 import { translateError } from './storage-errors';
 import { withoutManagedFieldTimes } from './managed';
@@ -50,8 +50,9 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
         // kube answers the PUT with the object of the request, not a Status
         return { object: next, created: false };
       }
-      const currentValue = JSON.parse(encodeForStorage(kind, current.obj));
-      if (jsonEqual(withoutManagedFieldTimes(JSON.parse(nextValue)), withoutManagedFieldTimes(currentValue))) {
+      // the stored forms compared as values (jsonEqual ignores key order and undefined fields, as
+      // comparing their JSON decoded again would)
+      if (jsonEqual(withoutManagedFieldTimes(storageForm(kind, next)), withoutManagedFieldTimes(storageForm(kind, current.obj)))) {
         return { object: current.obj, created: false };
       }
       if (step.dryRun) {
@@ -59,7 +60,7 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
         return { object: next, created: false };
       }
       const kv = await ctx.store.update(current.key, nextValue, current.kv.modRevision);
-      return { object: decodeStored(kind, kv.value, kv.modRevision), created: false };
+      return { object: storedResponse(kind, next, kv.value, kv.modRevision), created: false };
     } catch (err) {
       if (isStorageError(err, 'Conflict') && attempt < MAX_ATTEMPTS) continue;
       // a concurrent delete between our read and our write: the object is gone

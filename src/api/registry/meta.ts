@@ -76,7 +76,11 @@ export function carryUpdateMeta(obj: KubeObject, old: KubeObject): void {
   const oldMeta = old.metadata ?? {};
   if (oldMeta.generation !== undefined) meta.generation = oldMeta.generation;
   else delete meta.generation;
-  if (!meta.uid) meta.uid = oldMeta.uid;
+  if (!meta.uid) {
+    // no undefined left behind: the object may be the write's response (storedResponse)
+    if (oldMeta.uid !== undefined) meta.uid = oldMeta.uid;
+    else delete meta.uid;
+  }
   if (oldMeta.creationTimestamp) meta.creationTimestamp = oldMeta.creationTimestamp;
   if (oldMeta.deletionTimestamp) meta.deletionTimestamp = oldMeta.deletionTimestamp;
   if (oldMeta.deletionGracePeriodSeconds !== undefined && meta.deletionGracePeriodSeconds === undefined) {
