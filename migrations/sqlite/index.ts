@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import { revlog0001 } from './0001-revlog';
 import { currentKeyIndex0002 } from './0002-current-key-index';
+import { currentRowid0003 } from './0003-current-rowid';
 
 /**
  * SQLite migrations, listed statically (not read from a directory) so they work from the compiled
@@ -9,6 +10,7 @@ import { currentKeyIndex0002 } from './0002-current-key-index';
 const migrations: Readonly<Record<string, Migration>> = Object.freeze({
   '0001-revlog': revlog0001,
   '0002-current-key-index': currentKeyIndex0002,
+  '0003-current-rowid': currentRowid0003,
 });
 
 export const sqliteMigrationProvider: MigrationProvider = Object.freeze({
