@@ -1,15 +1,26 @@
 /**
- * Encode once, share everywhere: objects and watch events held by the watch cache are marked
- * shared (never mutated after the mark), and their serialized forms are memoized on them, per media
- * type, so a list of 10k objects or an event sent to 1,000 watchers is serialized once (kube's
- * cacher does the same with its cachingObject). The memo lives in a symbol-keyed property, which
- * JSON.stringify and structuredClone both ignore, so a copy never carries stale bytes.
+ * Encode once, share everywhere. Objects and watch events held by the watch cache are marked shared
+ * (never mutated after the mark), and their serialized forms are memoized on them, per media type,
+ * so an event sent to 1,000 watchers is serialized once (kube's cacher does the same with its
+ * cachingObject). The memo lives in a symbol-keyed property, which JSON.stringify and
+ * structuredClone both ignore, so a copy never carries stale bytes.
+ *
+ * The cache keeps its current objects as compact JSON bytes only (one copy per object, off the V8
+ * heap); `decodeShared` turns bytes back into a shared object whose JSON memo is those bytes, and a
+ * list whose items are still bytes (`lazyList`) is decoded only if something reads its items: the
+ * JSON encoder splices the bytes directly.
  */
 
 const SHARED = Symbol('ballast.shared');
 const MEMO = Symbol('ballast.encoded');
+const SOURCES = Symbol('ballast.itemSources');
 
-type Memoizable = { [SHARED]?: true; [MEMO]?: Map<string, Buffer | string> };
+const JSON_TYPE = 'application/json';
+
+type Memoizable = { [SHARED]?: true; [MEMO]?: Map<string, Buffer> };
+
+/** an item of a lazy list: an object, or the JSON bytes of a (shared) object */
+export type ItemSource = object | Buffer;
 
 /** mark a value as immutable from now on, so its encodings may be memoized */
 export function markShared<T extends object>(value: T): T {
@@ -21,16 +32,20 @@ export function isShared(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as Memoizable)[SHARED] === true;
 }
 
-/** the memoized encoding of a shared value under `key` (a media type), made by `make` the first time */
-export function memoized<V extends Buffer | string>(value: unknown, key: string, make: () => V): V {
-  if (!isShared(value)) return make();
-  const holder = value as Memoizable;
+function memoOf(holder: Memoizable): Map<string, Buffer> {
   let memo = holder[MEMO];
   if (!memo) {
     memo = new Map();
     Object.defineProperty(holder, MEMO, { value: memo, enumerable: false });
   }
-  let out = memo.get(key) as V | undefined;
+  return memo;
+}
+
+/** the memoized encoding of a shared value under `key` (a media type), made by `make` the first time */
+export function memoized(value: unknown, key: string, make: () => Buffer): Buffer {
+  if (!isShared(value)) return make();
+  const memo = memoOf(value as Memoizable);
+  let out = memo.get(key);
   if (out === undefined) {
     out = make();
     memo.set(key, out);
@@ -38,38 +53,103 @@ export function memoized<V extends Buffer | string>(value: unknown, key: string,
   return out;
 }
 
-/** JSON text of one value (memoized when shared); byte for byte JSON.stringify(value) */
-export function jsonText(value: unknown): string {
-  return memoized(value, 'application/json', () => JSON.stringify(value));
+/**
+ * the UTF-8 bytes of text in a buffer of their own. Buffer.from carves small buffers out of shared
+ * 8 KiB slabs, and one long-lived slice keeps its whole slab alive: the cache's bytes, kept for
+ * as long as the object exists, would pin the slabs of every short-lived buffer around them.
+ */
+function ownBytes(text: string): Buffer {
+  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  bytes.write(text);
+  return bytes;
 }
 
+/** compact JSON bytes of one value (memoized when shared); byte for byte JSON.stringify(value) */
+export function jsonBytes(value: unknown): Buffer {
+  return memoized(value, JSON_TYPE, () => ownBytes(JSON.stringify(value)));
+}
+
+/** a shared object decoded from compact JSON bytes; its JSON encoding is those same bytes */
+export function decodeShared(bytes: Buffer): object {
+  const value = markShared(JSON.parse(bytes.toString('utf8')) as object);
+  memoOf(value as Memoizable).set(JSON_TYPE, bytes);
+  return value;
+}
+
+const decodeItem = (source: ItemSource): object => (Buffer.isBuffer(source) ? decodeShared(source) : source);
+
 /**
- * compact JSON of a value that may be a list holding shared items: the envelope is stringified
- * once, items are spliced in from their memoized text. The output equals JSON.stringify(value).
+ * `envelope` with an `items` property (added last, as lists are built) over `sources`: items held as
+ * bytes are decoded the first time `items` is read; assigning `items` replaces them. Until then
+ * the JSON encoder (listJsonBytes) writes the bytes as they are.
  */
-export function listJsonText(value: unknown): string {
-  const v = value as { items?: unknown } | null;
-  if (typeof v !== 'object' || v === null || !Array.isArray(v.items) || v.items.length === 0 || !isShared(v.items[0])) {
-    return jsonText(value);
+export function lazyList<T extends object>(envelope: T, sources: ItemSource[]): T & { items: object[] } {
+  const settle = (list: object, items: unknown) => {
+    Object.defineProperty(list, 'items', { value: items, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(envelope, SOURCES, { value: sources, enumerable: false, configurable: true });
+  Object.defineProperty(envelope, 'items', {
+    enumerable: true,
+    configurable: true,
+    get(this: object) {
+      const items = sources.map(decodeItem);
+      settle(this, items);
+      return items;
+    },
+    set(this: object, items: unknown) {
+      settle(this, items);
+    },
+  });
+  return envelope as T & { items: object[] };
+}
+
+/** the item sources of a lazy list whose items were never read or replaced, else undefined */
+function pendingSources(value: object): ItemSource[] | undefined {
+  const sources = (value as { [SOURCES]?: ItemSource[] })[SOURCES];
+  if (!sources) return undefined;
+  const d = Object.getOwnPropertyDescriptor(value, 'items');
+  return d && d.get ? sources : undefined;
+}
+
+const COMMA = Buffer.from(',');
+
+/**
+ * compact JSON bytes of a value followed by `trailer`; a list's items are spliced in from their
+ * bytes (lazy lists) or memoized encodings (shared objects), the envelope stringified once. The
+ * output equals JSON.stringify(value) + trailer.
+ */
+export function listJsonBytes(value: unknown, trailer = ''): Buffer {
+  const tail = Buffer.from(trailer);
+  if (typeof value !== 'object' || value === null) return Buffer.from(JSON.stringify(value) + trailer);
+  const keys = Object.keys(value);
+  const sources = pendingSources(value) ?? (value as { items?: unknown }).items;
+  // `items` last is how lists are built (apiVersion, kind, metadata, items): else stringify plainly
+  if (!Array.isArray(sources) || sources.length === 0 || keys[keys.length - 1] !== 'items') {
+    return Buffer.concat([jsonBytes(value), tail]);
   }
-  // `items` last is how lists are built (apiVersion, kind, metadata, items): check, else plain
-  const keys = Object.keys(v);
-  if (keys[keys.length - 1] !== 'items') return JSON.stringify(value);
-  const envelope = JSON.stringify({ ...v, items: [] });
-  const parts = new Array<string>(v.items.length);
-  for (let i = 0; i < v.items.length; i++) parts[i] = jsonText(v.items[i]);
-  return envelope.slice(0, -3) + '[' + parts.join(',') + ']}';
+  const envelope: Record<string, unknown> = {};
+  for (const k of keys) envelope[k] = k === 'items' ? [] : (value as Record<string, unknown>)[k];
+  const head = JSON.stringify(envelope);
+  const parts: Buffer[] = new Array(sources.length * 2 + 1);
+  parts[0] = Buffer.from(head.slice(0, -3) + '[');
+  for (let i = 0; i < sources.length; i++) {
+    const s = sources[i] as ItemSource;
+    parts[i * 2 + 1] = Buffer.isBuffer(s) ? s : jsonBytes(s);
+    parts[i * 2 + 2] = COMMA;
+  }
+  parts[parts.length - 1] = Buffer.from(']}' + trailer);
+  return Buffer.concat(parts);
 }
 
 /**
  * one frame of a watch stream for an event `{type, object}`: memoized on a shared event (the cache
  * hands the same event to every watcher that takes it unchanged); for JSON the object's memoized
- * text is spliced in, so a shared object is stringified once however many events carry it.
+ * bytes are spliced in, so a shared object is stringified once however many events carry it.
  */
 export function watchFrame(event: { type: string; object: unknown }, mediaType: string, encodeFrame: (value: unknown) => Buffer): Buffer {
   return memoized(event, mediaType, () => {
-    if (mediaType === 'application/json' && isShared(event.object)) {
-      return Buffer.from('{"type":' + JSON.stringify(event.type) + ',"object":' + jsonText(event.object) + '}\n');
+    if (mediaType === JSON_TYPE && isShared(event.object)) {
+      return Buffer.concat([Buffer.from('{"type":' + JSON.stringify(event.type) + ',"object":'), jsonBytes(event.object), Buffer.from('}\n')]);
     }
     return encodeFrame(event);
   });

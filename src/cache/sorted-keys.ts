@@ -42,6 +42,11 @@ export class SortedKeys {
     if (this.#keys[i] === key) this.#keys.splice(i, 1);
   }
 
+  /** how many keys k satisfy from <= k < to */
+  countBetween(from: string, to: string): number {
+    return Math.max(0, this.#lowerBound(to) - this.#lowerBound(from));
+  }
+
   /** every key beginning with prefix, in order */
   *withPrefix(prefix: string): Generator<string> {
     for (let i = this.#lowerBound(prefix); i < this.#keys.length; i++) {

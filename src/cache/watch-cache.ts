@@ -4,27 +4,43 @@
  * reads that accept a possibly stale answer (resourceVersion "0" = Any, and NotOlderThan) and watch
  * starts inside the window; consistent and Exact reads stay with the store (see the registry).
  *
- * Objects and events handed out are shared by every reader and watcher (marked with markShared, so
- * their encodings are memoized once per media type): callers must never mutate them.
+ * The current objects are held as compact JSON bytes (one copy each, off the V8 heap: the memory of
+ * a large collection is about its encoded size); reads decode them on demand, and a list hands out
+ * the bytes so the JSON encoder can splice them without decoding. Objects and events handed out are
+ * shared by every reader and watcher (marked with markShared, so their encodings are memoized once
+ * per media type): callers must never mutate them.
  */
 import type { Logger } from 'pino';
 import type { Revision, Store, StoreEvent, StorageError, Watch } from '../storage/store';
-import { markShared } from './encoded';
+import { decodeShared, jsonBytes, markShared } from './encoded';
 import { SortedKeys } from './sorted-keys';
 
 export type CachedEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 /** one change as the cache saw it, decoded once */
-export interface CachedEvent {
-  readonly type: CachedEventType;
-  readonly key: string;
-  readonly revision: Revision;
-  /** ADDED/MODIFIED: the new state; DELETED: the last state, at the revision of the deletion */
-  readonly object: object;
-  /** the state before (MODIFIED, DELETED); for selectors on both sides of a change */
-  readonly prevObject?: object;
+export class CachedEvent {
+  #prev?: Buffer | object;
   /** the wire event `{type, object}`, shared by every watcher that takes it unchanged */
   readonly wire: { type: CachedEventType; object: object };
+
+  constructor(
+    readonly type: CachedEventType,
+    readonly key: string,
+    readonly revision: Revision,
+    /** ADDED/MODIFIED: the new state; DELETED: the last state, at the revision of the deletion */
+    readonly object: object,
+    /** the state before (MODIFIED, DELETED), as the cache held it */
+    prev?: Buffer | object,
+  ) {
+    this.#prev = prev;
+    this.wire = markShared({ type, object });
+  }
+
+  /** the state before (MODIFIED, DELETED); for selectors on both sides of a change (decoded once, on demand) */
+  get prevObject(): object | undefined {
+    if (Buffer.isBuffer(this.#prev)) this.#prev = decodeShared(this.#prev);
+    return this.#prev;
+  }
 }
 
 export interface CacheListener {
@@ -57,7 +73,8 @@ export interface WatchCacheOptions {
 }
 
 interface Entry {
-  object: object;
+  /** the object's compact JSON, as served */
+  json: Buffer;
   revision: Revision;
 }
 
@@ -122,16 +139,40 @@ export class WatchCache {
     });
   }
 
-  /** the object at key, as of revision() */
+  /** the object at key, as of revision() (decoded from the cache's bytes: shared, read-only) */
   get(key: string): { object: object; revision: Revision } | undefined {
+    const e = this.#objects.get(key);
+    return e && { object: decodeShared(e.json), revision: e.revision };
+  }
+
+  /** the compact JSON of the object at key and the revision that wrote it */
+  encoded(key: string): Readonly<Entry> | undefined {
     return this.#objects.get(key);
   }
 
-  /** every object under prefix, in key order, as of the returned revision */
-  list(prefix: string): { objects: object[]; revision: Revision } {
-    const objects: object[] = [];
-    for (const key of this.#keys.withPrefix(prefix)) objects.push(this.#objects.get(key)!.object);
-    return { objects, revision: this.revision() };
+  /** the compact JSON of every object under prefix, in key order, as of the returned revision */
+  list(prefix: string): { items: Buffer[]; revision: Revision } {
+    const items: Buffer[] = [];
+    for (const key of this.#keys.withPrefix(prefix)) items.push(this.#objects.get(key)!.json);
+    return { items, revision: this.revision() };
+  }
+
+  /**
+   * how many keys under prefix are >= fromKey at `revision` (the remainingItemCount of a page read
+   * at that revision): the current count, with the window's creations and deletions after the
+   * revision taken back. Undefined when the revision is outside what the cache knows.
+   */
+  countFrom(prefix: string, fromKey: string, revision: Revision): number | undefined {
+    if (this.#failed || revision < this.#windowStart || revision > this.revision()) return undefined;
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    let n = this.#keys.countBetween(fromKey < prefix ? prefix : fromKey, end);
+    for (let i = this.#window.length - 1; i >= 0 && this.#window[i].revision > revision; i--) {
+      const e = this.#window[i];
+      if (e.key < fromKey || !e.key.startsWith(prefix)) continue;
+      if (e.type === 'ADDED') n--;
+      else if (e.type === 'DELETED') n++;
+    }
+    return n;
   }
 
   get size(): number {
@@ -174,7 +215,7 @@ export class WatchCache {
     const { store, prefix } = this.#o;
     const res = await store.list(prefix);
     for (const kv of res.items) {
-      this.#objects.set(kv.key, { object: markShared(this.#o.decode(kv.value, kv.modRevision)), revision: kv.modRevision });
+      this.#objects.set(kv.key, { json: jsonBytes(this.#o.decode(kv.value, kv.modRevision)), revision: kv.modRevision });
     }
     this.#keys.reset(res.items.map((kv) => kv.key));
     this.#revision = res.revision;
@@ -203,7 +244,8 @@ export class WatchCache {
       this.#keys.delete(ev.key);
     } else {
       if (!this.#objects.has(ev.key)) this.#keys.insert(ev.key);
-      this.#objects.set(ev.key, { object: event.object, revision: ev.revision });
+      // the event's object memoizes the same bytes, so its watch frames reuse them
+      this.#objects.set(ev.key, { json: jsonBytes(event.object), revision: ev.revision });
     }
     this.#window.push(event);
     if (this.#window.length > this.#o.windowSize) this.#windowStart = this.#window.shift()!.revision;
@@ -220,14 +262,14 @@ export class WatchCache {
   }
 
   #toCached(ev: StoreEvent): CachedEvent {
-    const prev = this.#objects.get(ev.key)?.object;
+    const prev = this.#objects.get(ev.key)?.json;
     if (ev.type === 'DELETED') {
       const last = markShared(this.#o.decode(ev.prevValue ?? ev.value, ev.revision));
-      return { type: 'DELETED', key: ev.key, revision: ev.revision, object: last, prevObject: prev ?? last, wire: markShared({ type: 'DELETED', object: last }) };
+      return new CachedEvent('DELETED', ev.key, ev.revision, last, prev ?? last);
     }
     const object = markShared(this.#o.decode(ev.value, ev.revision));
     const type: CachedEventType = ev.type === 'ADDED' || prev === undefined ? 'ADDED' : 'MODIFIED';
-    return { type, key: ev.key, revision: ev.revision, object, prevObject: type === 'MODIFIED' ? prev : undefined, wire: markShared({ type, object }) };
+    return new CachedEvent(type, ev.key, ev.revision, object, type === 'MODIFIED' ? prev : undefined);
   }
 
   /** the cache reflects revision; live: the store watch has caught up; broadcast: tell watchers (bookmarks) */

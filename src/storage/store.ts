@@ -50,6 +50,11 @@ export interface ListOptions {
   startKey?: string;
   /** at most this many items (0 or undefined: no limit) */
   limit?: number;
+  /**
+   * false: the caller knows the count of the remaining keys another way (the watch cache), so the
+   * store need not count them (`remaining` is then undefined). Default true.
+   */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {

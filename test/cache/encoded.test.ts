@@ -1,5 +1,5 @@
 import t from 'tap';
-import { isShared, jsonText, listJsonText, markShared, memoized, watchFrame } from '../../src/cache/encoded';
+import { decodeShared, isShared, jsonBytes, lazyList, listJsonBytes, markShared, memoized, watchFrame } from '../../src/cache/encoded';
 import { jsonCodec } from '../../src/http/codecs/json';
 
 t.test('memoized encodes a shared value once and never memoizes an unshared one', async (t) => {
@@ -24,19 +24,21 @@ t.test('memoized encodes a shared value once and never memoizes an unshared one'
   t.notOk(isShared(structuredClone(shared)), 'a copy is not shared');
 });
 
-t.test('listJsonText equals JSON.stringify and reuses item text', async (t) => {
+t.test('listJsonBytes equals JSON.stringify and reuses item bytes', async (t) => {
   const items = [markShared({ metadata: { name: 'a' }, data: { k: 'v"\u2028' } }), markShared({ metadata: { name: 'b' } })];
   const list = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '7' }, items };
-  t.equal(listJsonText(list), JSON.stringify(list));
-  t.equal(jsonText(items[0]), JSON.stringify(items[0]));
-  // poison the memo: the list must splice the memoized text, proving it is reused
-  memoized(items[1], 'application/json', () => 'X');
-  t.equal(jsonText(items[1]), JSON.stringify(items[1]), 'already memoized before: unchanged');
+  t.equal(listJsonBytes(list).toString(), JSON.stringify(list));
+  t.equal(listJsonBytes(list, '\n').toString(), JSON.stringify(list) + '\n');
+  t.equal(jsonBytes(items[0]).toString(), JSON.stringify(items[0]));
+  // poison the memo: the list must splice the memoized bytes, proving they are reused
+  memoized(items[1], 'application/json', () => Buffer.from('X'));
+  t.equal(jsonBytes(items[1]).toString(), JSON.stringify(items[1]), 'already memoized before: unchanged');
   const fresh = markShared({ metadata: { name: 'c' } });
-  memoized(fresh, 'application/json', () => '{"memo":true}');
-  t.equal(listJsonText({ ...list, items: [fresh] }), '{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"7"},"items":[{"memo":true}]}');
-  t.equal(listJsonText({ ...list, items: [] }), JSON.stringify({ ...list, items: [] }));
-  t.equal(listJsonText({ items: [{ a: 1 }], kind: 'X' }), '{"items":[{"a":1}],"kind":"X"}', 'items not last: plain stringify');
+  memoized(fresh, 'application/json', () => Buffer.from('{"memo":true}'));
+  t.equal(listJsonBytes({ ...list, items: [fresh] }).toString(), '{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"7"},"items":[{"memo":true}]}');
+  t.equal(listJsonBytes({ ...list, items: [] }).toString(), JSON.stringify({ ...list, items: [] }));
+  t.equal(listJsonBytes({ items: [{ a: 1 }], kind: 'X' }).toString(), '{"items":[{"a":1}],"kind":"X"}', 'items not last: plain stringify');
+  t.equal(listJsonBytes('s').toString(), '"s"');
   t.equal(jsonCodec.encode(list, { pretty: false }).toString(), JSON.stringify(list) + '\n', 'the JSON codec uses it');
   t.equal(jsonCodec.encode(list, { pretty: true }).toString(), JSON.stringify(list, null, 2) + '\n');
 });
@@ -53,4 +55,35 @@ t.test('watchFrame: one frame per shared event, byte for byte the codec frame', 
   watchFrame(event, 'application/vnd.kubernetes.protobuf', () => Buffer.from([other++]));
   watchFrame(event, 'application/vnd.kubernetes.protobuf', () => Buffer.from([other++]));
   t.equal(other, 1, 'other media types are memoized too');
+});
+
+t.test('decodeShared: a shared object whose JSON is the bytes it came from', async (t) => {
+  const bytes = Buffer.from('{"kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"\u00e9"}}');
+  const obj = decodeShared(bytes) as { data: { k: string } };
+  t.ok(isShared(obj));
+  t.equal(obj.data.k, '\u00e9');
+  t.equal(jsonBytes(obj), bytes, 'the same Buffer, not a re-encoding');
+  t.not(decodeShared(bytes), obj, 'each decode is a new object');
+});
+
+t.test('lazyList: bytes stay bytes for JSON, decode once when items are read', async (t) => {
+  const a = Buffer.from('{"metadata":{"name":"a"}}');
+  const b = markShared({ metadata: { name: 'b' } });
+  const make = () => lazyList({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '9' } }, [a, b]);
+  const expected = '{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}';
+  const list = make();
+  t.same(Object.keys(list), ['apiVersion', 'kind', 'metadata', 'items'], 'items is last and enumerable');
+  t.equal(listJsonBytes(list).toString(), expected);
+  t.equal(JSON.stringify(make()), expected, 'plain JSON.stringify reads the items');
+  const items = list.items;
+  t.same(items, [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }]);
+  t.equal(list.items, items, 'decoded once');
+  t.ok(isShared(items[0]), 'decoded items are shared (read-only)');
+  t.equal(items[1], b, 'objects pass through');
+  t.equal(listJsonBytes(list).toString(), expected, 'after decoding, the same bytes');
+  const other = make();
+  other.items = [b];
+  t.equal(listJsonBytes(other).toString(), '{"apiVersion":"v1","kind":"ConfigMapList","metadata":{"resourceVersion":"9"},"items":[{"metadata":{"name":"b"}}]}', 'assigned items win');
+  t.same(structuredClone(make()).items, [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }], 'a copy carries the decoded items');
+  t.equal(listJsonBytes(lazyList({ kind: 'L' }, [])).toString(), '{"kind":"L","items":[]}');
 });

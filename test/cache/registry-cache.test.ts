@@ -1,6 +1,6 @@
 import t from 'tap';
 import { makeFixture, configMap, write, CollectingSink } from '../helpers/registry-fixture';
-import { isShared } from '../../src/cache/encoded';
+import { isShared, jsonBytes } from '../../src/cache/encoded';
 import { rejects } from '../helpers/registry-assert';
 
 const settings = (deliversAtCommit: boolean) => ({ enabled: true, defaultSize: 100, sizes: new Map<string, number>(), deliversAtCommit });
@@ -17,15 +17,15 @@ for (const backend of ['memory', 'sqlite'] as const) {
     const any2 = await f.registry.list(cms, { resourceVersion: '0', limit: 1 });
     t.equal(any2.items.length, 3, 'limit is ignored for rv=0');
     t.equal(any2.metadata.continue, undefined, 'no continue token from the cache');
-    t.equal(any1.items[0], any2.items[0], 'the same decoded object');
+    t.equal(jsonBytes(any1.items[0]), jsonBytes(any2.items[0]), 'the same bytes from memory, encoded once');
     t.ok(isShared(any1.items[0]));
     t.equal(any1.metadata.resourceVersion, String(f.store.currentRevision()));
 
     // Most Recent: a consistent read from the store; rows the cache holds at the same revision reuse
-    // its decoded object (same bytes), the others are decoded
+    // its encoding (same stored bytes), the others are decoded
     const recent = await f.registry.list(cms, {});
     t.same(recent.items, any1.items, 'same content');
-    t.equal(recent.items[0], any1.items[0], 'an unchanged row reuses the cached object');
+    t.equal(jsonBytes(recent.items[0]), jsonBytes(any1.items[0]), 'an unchanged row reuses the cached encoding');
     // NotOlderThan without limit: cache; with limit: store (kube delegates paged reads)
     const rv = String(f.store.currentRevision());
     t.ok(isShared((await f.registry.list(cms, { resourceVersion: rv, resourceVersionMatch: 'NotOlderThan' })).items[0]));
@@ -98,7 +98,7 @@ t.test('Most Recent reads the store even when the cache lags behind it', async (
   const recent = await f.registry.list(cms, {});
   t.same(recent.items[1].data, { k: 'changed' }, 'the newest state, read from the store');
   t.notOk(isShared(recent.items[1]), 'decoded: the cache has another revision of it');
-  t.equal(recent.items[0], before.items[0], 'the unchanged row reuses the cached object');
+  t.equal(jsonBytes(recent.items[0]), jsonBytes(before.items[0]), 'the unchanged row reuses the cached encoding');
 });
 
 t.test('--watch-cache=false: every read goes to the store', async (t) => {
@@ -126,4 +126,37 @@ t.test('a window older than the watch start falls back to the store history', as
   await w.waitFor((e) => e.length >= 4);
   t.same(w.summary(), ['ADDED a', 'ADDED b', 'ADDED c', 'ADDED d']);
   t.notOk(isShared(w.events[0]), 'served from the store history');
+});
+
+t.test('remainingItemCount from the watch cache equals the database count, across writes between pages', async (t) => {
+  const cached = await makeFixture('sqlite', { watchCache: settings(true) });
+  const plain = await makeFixture('sqlite', { watchCache: { enabled: false, defaultSize: 100, sizes: new Map() } });
+  t.teardown(() => (cached.close(), plain.close()));
+  for (const f of [cached, plain]) {
+    await f.registry.create(f.target('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } }, write);
+    for (let i = 0; i < 9; i++) await f.registry.create(f.target('configmaps', i < 7 ? 'default' : 'other'), configMap(`cm-${i}`, i < 7 ? 'default' : 'other'), write);
+  }
+  await cached.registry.list(cached.target('configmaps'), { resourceVersion: '0' }); // loads the cache
+  // walk the pages of 2; after the first, create two objects (before and after the position) and delete one
+  const walk = async (f: typeof cached, tag: string, gone: string, ns?: string) => {
+    const counts: (number | undefined)[] = [];
+    let cont: string | undefined;
+    do {
+      const page = await f.registry.list(f.target('configmaps', ns), { limit: 2, continue: cont });
+      if (cont === undefined) {
+        await f.registry.create(f.target('configmaps', 'default'), configMap(`cm-5${tag}`), write);
+        await f.registry.delete(f.target('configmaps', 'default', gone), write);
+        await f.registry.create(f.target('configmaps', 'default'), configMap(`cm-0${tag}`), write);
+      }
+      counts.push(page.metadata.remainingItemCount);
+      cont = page.metadata.continue;
+    } while (cont);
+    return counts;
+  };
+  // 9 objects at the list's revision: the later writes do not change the counts
+  t.same(await walk(cached, 'a', 'cm-6'), [7, 5, 3, 1, undefined], 'all namespaces, counted in the watch cache');
+  t.same(await walk(plain, 'a', 'cm-6'), [7, undefined, undefined, undefined, undefined], 'without a cache only a page of the newest state is counted (the database)');
+  // default now holds cm-0, cm-0a, cm-1 ... cm-5, cm-5a: 8 objects
+  t.same(await walk(cached, 'b', 'cm-4', 'default'), [6, 4, 2, undefined], 'one namespace of the cache');
+  t.same(await walk(plain, 'b', 'cm-4', 'default'), [6, undefined, undefined, undefined]);
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { WatchCache } from '../../src/cache/watch-cache';
 import type { CachedEvent } from '../../src/cache/watch-cache';
-import { isShared } from '../../src/cache/encoded';
+import { isShared, jsonBytes } from '../../src/cache/encoded';
 import { SortedKeys } from '../../src/cache/sorted-keys';
 import { parseWatchCacheSizes, WatchCaches } from '../../src/cache/watch-caches';
 import { openStore } from '../../src/storage/open';
@@ -31,6 +31,34 @@ t.test('SortedKeys keeps order and scans prefixes', async (t) => {
   k.delete('/nope');
   t.same([...k.withPrefix('/a/n1/')], ['/a/n1/y']);
   t.equal(k.size, 4);
+  t.equal(k.countBetween('/a/', '/a0'), 3, '/a/n1/y, /a/n10/q, /a/n2/x');
+  t.equal(k.countBetween('/a/n1/y\x00', '/a0'), 2, 'after a key');
+  t.equal(k.countBetween('/c', '/d'), 0);
+  t.equal(k.countBetween('/b', '/a'), 0, 'an empty range');
+});
+
+t.test('countFrom: the keys from a key at a revision, the window taking back later changes', async (t) => {
+  const store = new MemoryStore();
+  t.teardown(() => store.close());
+  for (const n of ['a', 'b', 'c', 'd']) await store.create(P + 'ns1/' + n, '{}');
+  await store.create(P + 'ns2/e', '{}');
+  const cache = new WatchCache({ store, prefix: P, windowSize: 4, decode });
+  await cache.ready();
+  const at = store.currentRevision();
+  t.equal(cache.countFrom(P + 'ns1/', P + 'ns1/b\x00', at), 2, 'c and d');
+  t.equal(cache.countFrom(P, P + 'ns1/b\x00', at), 3, 'c, d and ns2/e');
+  t.equal(cache.countFrom(P + 'ns1/', P, at), 4, 'a start before the prefix counts from the prefix');
+  await store.create(P + 'ns1/bb', '{}');
+  await store.delete(P + 'ns1/d');
+  await store.update(P + 'ns1/c', '{"x":1}');
+  await store.create(P + 'ns1/a0', '{}');
+  await until(() => cache.revision() === store.currentRevision());
+  t.equal(cache.countFrom(P + 'ns1/', P + 'ns1/b\x00', store.currentRevision()), 2, 'bb and c now');
+  t.equal(cache.countFrom(P + 'ns1/', P + 'ns1/b\x00', at), 2, 'c and d at the older revision');
+  t.equal(cache.countFrom(P + 'ns1/', P + 'ns1/b\x00', at + 1), 3, 'bb, c and d one revision later');
+  t.equal(cache.countFrom(P + 'ns1/', P + 'ns1/b\x00', at - 1), undefined, 'older than the window');
+  t.equal(cache.countFrom(P + 'ns1/', P + 'ns1/b\x00', store.currentRevision() + 1), undefined, 'newer than the cache');
+  cache.stop();
 });
 
 t.test('parseWatchCacheSizes and per-resource sizes', async (t) => {
@@ -56,6 +84,8 @@ async function stores(): Promise<{ name: string; store: Store; sync: boolean; cl
   ];
 }
 
+const objectsOf = (items: Buffer[]) => items.map((b) => JSON.parse(b.toString()) as unknown);
+
 t.test('the cache mirrors its prefix, keeps a window and serves watch starts from it', async (t) => {
   for (const s of await stores()) {
     await t.test(s.name, async (t) => {
@@ -67,10 +97,15 @@ t.test('the cache mirrors its prefix, keeps a window and serves watch starts fro
       const cache = new WatchCache({ store, prefix: P, windowSize: 3, decode, deliversAtCommit: s.sync });
       await cache.ready();
       const first = cache.list(P);
-      t.same(first.objects, [{ n: 'a', rv: 1 }, { n: 'b', rv: 2 }], 'only its prefix, decoded, in key order');
+      t.same(objectsOf(first.items), [{ n: 'a', rv: 1 }, { n: 'b', rv: 2 }], 'only its prefix, decoded and encoded once, in key order');
       t.equal(first.revision, 3);
-      t.ok(isShared(first.objects[0]), 'objects are shared');
-      t.equal(cache.list(P).objects[0], first.objects[0], 'decoded once: the same object every time');
+      t.equal(cache.list(P).items[0], first.items[0], 'encoded once: the same bytes every time');
+      t.equal(cache.encoded(P + 'ns1/a')?.json, first.items[0]);
+      t.equal(cache.encoded(P + 'ns1/a')?.revision, 1);
+      const got = cache.get(P + 'ns1/a')!;
+      t.same(got, { object: { n: 'a', rv: 1 }, revision: 1 });
+      t.ok(isShared(got.object), 'objects handed out are shared');
+      t.equal(jsonBytes(got.object), first.items[0], 'and carry the cached bytes as their JSON');
 
       const seen: CachedEvent[] = [];
       const sub = cache.subscribe(3, P + 'ns1/', { onEvent: (e) => seen.push(e), onError: () => t.fail('no error') });
@@ -85,13 +120,14 @@ t.test('the cache mirrors its prefix, keeps a window and serves watch starts fro
       t.equal(seen[0].wire.object, seen[0].object);
       t.ok(isShared(seen[0].wire), 'the wire event is shared');
       await until(() => cache.get(P + 'ns1/a') === undefined);
-      t.same(cache.list(P).objects, [{ n: 'b', rv: 2 }, { n: 'c', rv: 5 }]);
-      t.same(cache.list(P + 'ns2/').objects.length, 2);
+      t.same(objectsOf(cache.list(P).items), [{ n: 'b', rv: 2 }, { n: 'c', rv: 5 }]);
+      t.same(cache.list(P + 'ns2/').items.length, 2);
 
       // window of 3: revisions 4,5,6 are kept; a start after 3 is served, after 2 is not
-      const replay: number[] = [];
-      t.ok(cache.subscribe(3, P, { onEvent: (e) => replay.push(e.revision), onError: () => undefined }), 'after 3: inside the window');
-      t.same(replay, [4, 5, 6], 'the window is replayed at once');
+      const replay: CachedEvent[] = [];
+      t.ok(cache.subscribe(3, P, { onEvent: (e) => replay.push(e), onError: () => undefined }), 'after 3: inside the window');
+      t.same(replay.map((e) => e.revision), [4, 5, 6], 'the window is replayed at once');
+      t.equal(jsonBytes(replay[1].object), cache.encoded(P + 'ns2/c')?.json, "an event's object and the cache share one encoding");
       t.equal(cache.subscribe(2, P, { onEvent: () => undefined, onError: () => undefined }), undefined, 'older than the window');
       t.equal(cache.windowStart(), 3);
       sub!.cancel();

@@ -6,6 +6,7 @@
  * limit go to the store. Gets with any resourceVersion are served from the cache.
  */
 import { apiVersionOf } from '../scheme';
+import { decodeShared } from '../../cache/encoded';
 import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { KeyValue } from '../../storage/store';
@@ -30,13 +31,17 @@ export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Prom
   }
 }
 
+/** a row read from the store as served: an object, or the cache's JSON bytes of the same state */
+export type ReadItem = KubeObject | Buffer;
+
 /**
- * a decoder for rows read from the store that reuses the cache's decoded object when the cache holds
- * the same key at the same revision (same stored bytes, so the same object and its memoized JSON):
- * Most Recent and Exact reads stay store reads, without decoding and re-encoding what memory has
+ * a decoder for rows read from the store that reuses the cache's encoding when the cache holds the
+ * same key at the same revision (same stored bytes, so the same object): Most Recent and Exact reads
+ * stay store reads, without decoding and re-encoding what memory has. Bytes are decoded only when
+ * something needs the object (see lazyList, asObject).
  */
-export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: KeyValue) => KubeObject {
-  const cache = ctx.caches?.loaded(cacheId(kind));
+export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: KeyValue) => ReadItem {
+  const cache = loadedCache(ctx, kind);
   if (!cache) {
     // a collection read once is read again (kube keeps a cacher for every resource): start its cache
     // in the background so later reads find it; this read does not wait for it
@@ -44,12 +49,18 @@ export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: Key
     return (kv) => decodeStored(kind, kv.value, kv.modRevision);
   }
   return (kv) => {
-    const hit = cache.get(kv.key);
-    return hit && hit.revision === kv.modRevision ? (hit.object as KubeObject) : decodeStored(kind, kv.value, kv.modRevision);
+    const hit = cache.encoded(kv.key);
+    return hit && hit.revision === kv.modRevision ? hit.json : decodeStored(kind, kv.value, kv.modRevision);
   };
 }
 
+/** the object of a read item (cache bytes decode into a shared, read-only object) */
+export const asObject = (item: ReadItem): KubeObject => (Buffer.isBuffer(item) ? (decodeShared(item) as KubeObject) : item);
+
 const cacheId = (kind: KindDefinition) => `${apiVersionOf(kind)}/${kind.kind}`;
+
+/** the kind's cache if it is loaded and following the store (never starts one) */
+export const loadedCache = (ctx: RegistryContext, kind: KindDefinition): WatchCache | undefined => ctx.caches?.loaded(cacheId(kind));
 
 /** wait until the cache reflects revision (kube's cacher waits up to 3 s), else 504 Too large resource version */
 export async function waitCacheFresh(ctx: RegistryContext, cache: WatchCache, revision: number): Promise<void> {

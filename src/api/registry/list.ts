@@ -8,7 +8,9 @@ import { apiVersionOf } from '../scheme';
 import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { WatchCache } from '../../cache/watch-cache';
-import { cacheFor, decoderFor, waitCacheFresh } from './cached';
+import { lazyList } from '../../cache/encoded';
+import { asObject, cacheFor, decoderFor, loadedCache, waitCacheFresh } from './cached';
+import type { ReadItem } from './cached';
 import type { KeyValue, ListResult } from '../../storage/store';
 import type { KubeList, ListOptions, Target } from './types';
 import type { RegistryContext } from './context';
@@ -76,18 +78,18 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
   const p = await plan(ctx, kind, prefix, o);
   if (p.cache) return listFromCache(kind, p.cache, prefix, selection);
   const limit = o.limit && o.limit > 0 ? o.limit : 0;
+  // a page's remainingItemCount: a binary search in the watch cache's keys instead of a count of
+  // the rest of the range in the database (which grows with the collection)
+  const counter = limit > 0 && selection.everything ? loadedCache(ctx, kind) : undefined;
   try {
-    const page = await readPage(ctx, prefix, p, limit, selection, decoderFor(ctx, kind));
-    const out: KubeList = {
-      apiVersion: apiVersionOf(kind),
-      kind: kind.listKind,
-      metadata: { resourceVersion: String(page.revision) },
-      items: page.items,
-    };
+    const page = await readPage(ctx, prefix, p, limit, selection, decoderFor(ctx, kind), counter === undefined);
+    const meta: KubeList['metadata'] = { resourceVersion: String(page.revision) };
+    const out = lazyList({ apiVersion: apiVersionOf(kind), kind: kind.listKind, metadata: meta }, page.items) as KubeList;
     if (page.nextKey !== undefined) {
-      out.metadata.continue = encodeContinue(page.nextKey, prefix, page.revision);
+      meta.continue = encodeContinue(page.nextKey, prefix, page.revision);
       // kube only reports the count when no selector filters: it counts keys, not matches
-      if (selection.everything && page.remaining !== undefined) out.metadata.remainingItemCount = page.remaining;
+      const remaining = selection.everything ? (page.remaining ?? counter?.countFrom(prefix, page.nextKey, page.revision)) : undefined;
+      if (remaining !== undefined) meta.remainingItemCount = remaining;
     }
     return out;
   } catch (err) {
@@ -98,15 +100,15 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
   }
 }
 
-/** the list from the cache's objects (shared: read-only for the caller) */
+/** the list from the cache's objects (shared: read-only for the caller), kept encoded until read */
 function listFromCache(kind: KindDefinition, cache: WatchCache, prefix: string, selection: Selection): KubeList {
-  const { objects, revision } = cache.list(prefix);
-  const items = selection.everything ? (objects as KubeObject[]) : (objects as KubeObject[]).filter((obj) => selection.matches(obj));
-  return { apiVersion: apiVersionOf(kind), kind: kind.listKind, metadata: { resourceVersion: String(revision) }, items };
+  const { items, revision } = cache.list(prefix);
+  const selected: ReadItem[] = selection.everything ? items : items.map(asObject).filter((obj) => selection.matches(obj));
+  return lazyList({ apiVersion: apiVersionOf(kind), kind: kind.listKind, metadata: { resourceVersion: String(revision) } }, selected) as KubeList;
 }
 
 export interface Page {
-  items: KubeObject[];
+  items: ReadItem[];
   revision: number;
   /** the key to continue at when more keys exist after the last one read */
   nextKey?: string;
@@ -123,18 +125,23 @@ export async function readPage(
   p: { revision?: number; startKey?: string },
   limit: number,
   selection: Selection,
-  decode: (kv: KeyValue) => KubeObject,
+  decode: (kv: KeyValue) => ReadItem,
+  countRemaining = true,
 ): Promise<Page> {
-  const items: KubeObject[] = [];
+  const items: ReadItem[] = [];
   let revision = p.revision;
   let startKey = p.startKey;
   let pageSize = limit;
   for (;;) {
-    const res: ListResult = await ctx.store.list(prefix, { revision, startKey, limit: pageSize });
+    const res: ListResult = await ctx.store.list(prefix, { revision, startKey, limit: pageSize, countRemaining });
     revision = res.revision;
     for (let i = 0; i < res.items.length; i++) {
-      const obj = decode(res.items[i]);
-      if (selection.matches(obj)) items.push(obj);
+      const item = decode(res.items[i]);
+      if (selection.everything) items.push(item);
+      else {
+        const obj = asObject(item);
+        if (selection.matches(obj)) items.push(obj);
+      }
       if (limit > 0 && items.length >= limit) {
         const moreAfter = i < res.items.length - 1 || res.more;
         if (!moreAfter) return { items, revision };

@@ -19,7 +19,7 @@ import { apiVersionOf } from '../scheme';
 import { isStorageError } from '../../storage/store';
 import type { StorageError, StoreEvent } from '../../storage/store';
 import type { CachedEvent, WatchCache } from '../../cache/watch-cache';
-import { cacheFor, decoderFor } from './cached';
+import { asObject, cacheFor, decoderFor } from './cached';
 import type { KubeObject } from '../kind';
 import type { ApiWatchEvent, ListOptions, Target, WatchHandle, WatchSink } from './types';
 import type { RegistryContext } from './context';
@@ -259,13 +259,14 @@ export async function watch(ctx: RegistryContext, target: Target, o: ListOptions
   if (cache && o.resourceVersion === '0') {
     // Any: the initial state from memory (shared objects)
     const res = cache.list(prefix);
-    objects = res.objects as KubeObject[];
+    objects = res.items.map(asObject);
     revision = res.revision;
   } else {
     try {
       const res = await ctx.store.list(prefix);
       revision = res.revision;
-      objects = res.items.map(decoderFor(ctx, target.kind));
+      const decode = decoderFor(ctx, target.kind);
+      objects = res.items.map((kv) => asObject(decode(kv)));
     } catch (err) {
       throw translateError(err, target.kind, '', ctx.store.currentRevision());
     }

@@ -4,7 +4,7 @@ import type { Codec } from './codec';
 import { jsonDuplicateFields, withStrictDecodingErrors } from './duplicate-fields';
 import { rejectFloatLiteralsInIntegerFields } from './integer-literals';
 import type { IntegralFloatLiteral } from './integer-literals';
-import { listJsonText } from '../../cache/encoded';
+import { listJsonBytes } from '../../cache/encoded';
 
 export const jsonCodec: Codec = {
   mediaType: 'application/json',
@@ -28,8 +28,8 @@ export const jsonCodec: Codec = {
   },
   encode(value, opts) {
     // kube's pretty serializer indents two spaces; the compact one ends with a newline
-    // compact: objects shared by the watch cache bring their memoized text (encoded once)
-    return Buffer.from(opts.pretty ? JSON.stringify(value, null, 2) + '\n' : listJsonText(value) + '\n');
+    // compact: the watch cache's objects bring their JSON bytes (encoded once)
+    return opts.pretty ? Buffer.from(JSON.stringify(value, null, 2) + '\n') : listJsonBytes(value, '\n');
   },
   encodeFrame(value) {
     // newline-delimited frames, one watch event per line

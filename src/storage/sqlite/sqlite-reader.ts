@@ -67,15 +67,20 @@ export class SqliteReader {
     return this.#s.countCurrent.get(prefixRange(prefix))?.n ?? 0;
   }
 
-  /** a page of the newest state: a range scan of `current`, one row more than the page to learn `more` */
-  listNewest(prefix: string, startKey: string | undefined, limit: number): ListResult {
+  /**
+   * a page of the newest state: a range scan of `current`, one row more than the page to learn
+   * `more`; the keys after the page are counted unless countRemaining is false
+   */
+  listNewest(prefix: string, startKey: string | undefined, limit: number, countRemaining = true): ListResult {
     const range = prefixRange(prefix, startKey);
     return this.#snapshot(() => {
       const revision = this.lastRevision();
       const rows = this.#s.listCurrent.all({ ...range, limit: limit > 0 ? limit + 1 : -1 });
       if (limit <= 0 || rows.length <= limit) return { items: rows.map(fromCurrent), revision, more: false, remaining: 0 };
+      const items = rows.slice(0, limit).map(fromCurrent);
+      if (!countRemaining) return { items, revision, more: true };
       const total = this.#s.countCurrent.get(range)?.n ?? 0;
-      return { items: rows.slice(0, limit).map(fromCurrent), revision, more: true, remaining: total - limit };
+      return { items, revision, more: true, remaining: total - limit };
     });
   }
 

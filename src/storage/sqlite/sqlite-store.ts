@@ -113,10 +113,10 @@ export class SqliteStore implements Store {
   }
 
   async list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
-    const { revision, startKey, limit = 0 } = options;
+    const { revision, startKey, limit = 0, countRemaining = true } = options;
     return this.#read(() => {
       if (revision !== undefined) this.#checkRevision(revision);
-      if (revision === undefined || revision === this.#revision) return this.#reader.listNewest(prefix, startKey, limit);
+      if (revision === undefined || revision === this.#revision) return this.#reader.listNewest(prefix, startKey, limit, countRemaining);
       return this.#reader.listAt(prefix, revision, startKey, limit);
     });
   }
