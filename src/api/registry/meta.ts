@@ -22,7 +22,9 @@ export function generateName(prefix: string): string {
 
 /** RFC 3339 with whole seconds, as metav1.Time serializes */
 export function timestamp(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = d.toISOString();
+  // `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 characters) for years 0-9999; the regex for the others
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function metaOf(obj: KubeObject): ObjectMeta {
