@@ -289,18 +289,27 @@ export class FieldSet {
 
   /** the FieldsV1 JSON object (keys in SMD's order) */
   toFieldsV1(): Record<string, unknown> {
-    return this.#emit(false);
+    return this.#emit(false) ?? {};
   }
 
-  #emit(includeSelf: boolean): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    if (includeSelf && !this.empty()) out['.'] = {};
-    const keys = new Set<PathElement>([...this.#members, ...[...this.#children].filter(([, c]) => !c.empty()).map(([pe]) => pe)]);
-    for (const pe of [...keys].sort(comparePathElements)) {
-      const child = this.#children.get(pe);
+  /**
+   * the FieldsV1 object of this set, or undefined when the set is empty; one walk of the tree
+   * (a child's emptiness is what its own emit returns, not a separate walk at every level)
+   */
+  #emit(includeSelf: boolean): Record<string, unknown> | undefined {
+    const keys: PathElement[] = [...this.#members];
+    const below = new Map<PathElement, Record<string, unknown>>();
+    for (const [pe, child] of this.#children) {
       const isMember = this.#members.has(pe);
-      out[pe] = child && !child.empty() ? child.#emit(isMember) : {};
+      const emitted = child.#emit(isMember);
+      if (!emitted) continue;
+      below.set(pe, emitted);
+      if (!isMember) keys.push(pe);
     }
+    if (keys.length === 0) return undefined;
+    const out: Record<string, unknown> = {};
+    if (includeSelf) out['.'] = {};
+    for (const pe of keys.sort(comparePathElements)) out[pe] = below.get(pe) ?? {};
     return out;
   }
 
