@@ -113,32 +113,60 @@ function pendingSources(value: object): ItemSource[] | undefined {
 
 const COMMA = Buffer.from(',');
 
+/** the envelope of a list before its items (`{...,"items":[`), or undefined when it is not a list with items last */
+function listHead(value: object, keys: string[]): string | undefined {
+  if (keys[keys.length - 1] !== 'items') return undefined;
+  const envelope: Record<string, unknown> = {};
+  for (const k of keys) envelope[k] = k === 'items' ? [] : (value as Record<string, unknown>)[k];
+  return JSON.stringify(envelope).slice(0, -2);
+}
+
 /**
  * compact JSON bytes of a value followed by `trailer`; a list's items are spliced in from their
  * bytes (lazy lists) or memoized encodings (shared objects), the envelope stringified once. The
  * output equals JSON.stringify(value) + trailer.
  */
 export function listJsonBytes(value: unknown, trailer = ''): Buffer {
-  const tail = Buffer.from(trailer);
-  if (typeof value !== 'object' || value === null) return Buffer.from(JSON.stringify(value) + trailer);
-  const keys = Object.keys(value);
-  const sources = pendingSources(value) ?? (value as { items?: unknown }).items;
+  const list = listItemSources(value);
   // `items` last is how lists are built (apiVersion, kind, metadata, items): else stringify plainly
-  if (!Array.isArray(sources) || sources.length === 0 || keys[keys.length - 1] !== 'items') {
-    return Buffer.concat([jsonBytes(value), tail]);
+  if (!list || list.sources.length === 0) {
+    return isShared(value) ? Buffer.concat([jsonBytes(value), Buffer.from(trailer)]) : Buffer.from(JSON.stringify(value) + trailer);
   }
-  const envelope: Record<string, unknown> = {};
-  for (const k of keys) envelope[k] = k === 'items' ? [] : (value as Record<string, unknown>)[k];
-  const head = JSON.stringify(envelope);
-  const parts: Buffer[] = new Array(sources.length * 2 + 1);
-  parts[0] = Buffer.from(head.slice(0, -3) + '[');
-  for (let i = 0; i < sources.length; i++) {
-    const s = sources[i] as ItemSource;
-    parts[i * 2 + 1] = Buffer.isBuffer(s) ? s : jsonBytes(s);
-    parts[i * 2 + 2] = COMMA;
+  // one chunk: the whole body
+  return listJsonChunks(list, trailer, Infinity).next().value as Buffer;
+}
+
+/** the items of a list (lazy or not) when it is a list with items last, else undefined */
+export function listItemSources(value: unknown): { head: string; sources: readonly unknown[] } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const sources = pendingSources(value) ?? (value as { items?: unknown }).items;
+  if (!Array.isArray(sources)) return undefined;
+  const head = listHead(value, Object.keys(value));
+  return head === undefined ? undefined : { head, sources };
+}
+
+/**
+ * the compact JSON of a list (as listJsonBytes) produced a chunk of about chunkBytes at a time, as
+ * the reader asks: a large list is written without ever holding the whole body in memory, and the
+ * first bytes leave while the rest is being encoded
+ */
+export function* listJsonChunks(list: { head: string; sources: readonly unknown[] }, trailer: string, chunkBytes: number): Generator<Buffer> {
+  let group: Buffer[] = [Buffer.from(list.head)];
+  let size = group[0].length;
+  for (let i = 0; i < list.sources.length; i++) {
+    const s = list.sources[i];
+    const bytes = Buffer.isBuffer(s) ? s : jsonBytes(s);
+    if (i > 0) group.push(COMMA);
+    group.push(bytes);
+    size += bytes.length + (i > 0 ? 1 : 0);
+    if (size >= chunkBytes) {
+      yield Buffer.concat(group, size);
+      group = [];
+      size = 0;
+    }
   }
-  parts[parts.length - 1] = Buffer.from(']}' + trailer);
-  return Buffer.concat(parts);
+  group.push(Buffer.from(']}' + trailer));
+  yield Buffer.concat(group);
 }
 
 /**

@@ -30,7 +30,9 @@ function renegotiate(ctx: ApiContext, value: unknown): Negotiated {
 export function writeObject(ctx: ApiContext, code: number, value: unknown, negotiated: Negotiated): void {
   if (negotiated.codec.canEncode && !negotiated.codec.canEncode(value)) negotiated = renegotiate(ctx, value);
   ctx.status = code;
-  ctx.body = negotiated.codec.encode(value, { pretty: wantsPretty(ctx, negotiated) });
+  const opts = { pretty: wantsPretty(ctx, negotiated) };
+  // a long list leaves in chunks, encoded as the client reads (chunked transfer encoding, as kube's)
+  ctx.body = negotiated.codec.encodeStream?.(value, opts) ?? negotiated.codec.encode(value, opts);
   ctx.set('Content-Type', negotiated.contentType);
 }
 

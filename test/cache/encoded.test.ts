@@ -87,3 +87,22 @@ t.test('lazyList: bytes stay bytes for JSON, decode once when items are read', a
   t.same(structuredClone(make()).items, [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }], 'a copy carries the decoded items');
   t.equal(listJsonBytes(lazyList({ kind: 'L' }, [])).toString(), '{"kind":"L","items":[]}');
 });
+
+t.test('JSON lists of more than 500 items stream in chunks, byte for byte the whole encoding', async (t) => {
+  const items = Array.from({ length: 1200 }, (_, i) => (i % 2 ? markShared({ metadata: { name: `cm-${i}` }, data: { k: 'x'.repeat(1000) } }) : { metadata: { name: `cm-${i}` } }));
+  const sources = items.map((o, i) => (i % 3 === 0 ? Buffer.from(JSON.stringify(o)) : o));
+  const list = lazyList({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '3' } }, sources);
+  const whole = jsonCodec.encode(list, { pretty: false });
+  t.equal(whole.toString(), JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '3' }, items }) + '\n');
+  const stream = jsonCodec.encodeStream!(list, { pretty: false });
+  t.ok(stream, 'a long list streams');
+  const chunks: Buffer[] = [];
+  for await (const c of stream!) chunks.push(c as Buffer);
+  t.ok(chunks.length > 1, `in chunks (${chunks.length})`);
+  t.equal(Buffer.concat(chunks).toString(), whole.toString());
+  t.equal(jsonCodec.encodeStream!({ ...list, items: items.slice(0, 500) }, { pretty: false }), undefined, '500 items or fewer: whole');
+  t.equal(jsonCodec.encodeStream!(list, { pretty: true }), undefined, 'pretty output: whole');
+  t.equal(jsonCodec.encodeStream!({ kind: 'Status' }, { pretty: false }), undefined, 'not a list');
+  const shared = decodeShared(Buffer.from('{"a":1}'));
+  t.equal(jsonCodec.encode(shared, { pretty: false }).toString(), '{"a":1}\n', 'a shared object: its bytes and a newline');
+});

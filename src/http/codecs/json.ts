@@ -4,7 +4,12 @@ import type { Codec } from './codec';
 import { jsonDuplicateFields, withStrictDecodingErrors } from './duplicate-fields';
 import { rejectFloatLiteralsInIntegerFields } from './integer-literals';
 import type { IntegralFloatLiteral } from './integer-literals';
-import { listJsonBytes } from '../../cache/encoded';
+import { Readable } from 'node:stream';
+import { listItemSources, listJsonBytes, listJsonChunks } from '../../cache/encoded';
+
+/** lists longer than this are streamed, in chunks of about STREAM_CHUNK_BYTES */
+const STREAM_MIN_ITEMS = 500;
+const STREAM_CHUNK_BYTES = 256 * 1024;
 
 export const jsonCodec: Codec = {
   mediaType: 'application/json',
@@ -30,6 +35,12 @@ export const jsonCodec: Codec = {
     // kube's pretty serializer indents two spaces; the compact one ends with a newline
     // compact: the watch cache's objects bring their JSON bytes (encoded once)
     return opts.pretty ? Buffer.from(JSON.stringify(value, null, 2) + '\n') : listJsonBytes(value, '\n');
+  },
+  encodeStream(value, opts) {
+    if (opts.pretty) return undefined;
+    const list = listItemSources(value);
+    if (!list || list.sources.length <= STREAM_MIN_ITEMS) return undefined;
+    return Readable.from(listJsonChunks(list, '\n', STREAM_CHUNK_BYTES), { objectMode: false });
   },
   encodeFrame(value) {
     // newline-delimited frames, one watch event per line
