@@ -14,6 +14,7 @@ import {
   type Watch,
   type WatchOptions,
 } from '../store';
+import { Checkpointer, type CheckpointResult } from './checkpointer';
 import { SqliteReader } from './sqlite-reader';
 import { SqliteWriter } from './sqlite-writer';
 import { freeBytes, writeFailure } from './write-failure';
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
   readonly #logger: Logger | undefined;
   readonly #compactBatchSize: number;
   readonly #checkpointTimer: NodeJS.Timeout | undefined;
+  readonly #checkpointer: Checkpointer | undefined;
   #revision: Revision;
   #compactRevision: Revision;
   #waiters: { revision: Revision; resolve: (reached: boolean) => void }[] = [];
@@ -85,8 +87,11 @@ export class SqliteStore implements Store {
       logger: options.logger,
     });
     const every = options.checkpointIntervalMs ?? 1000;
-    if (every > 0) {
-      this.#checkpointTimer = setInterval(() => this.#checkpoint(), every);
+    const file = options.writer.memory ? '' : options.writer.name;
+    if (every > 0 && file) {
+      this.#checkpointer = new Checkpointer({ file, intervalMs: every, journalSizeLimit: Number(options.writer.pragma('journal_size_limit', { simple: true })), onResult: (r) => this.#checkpointed(r), inThread: () => this.#checkpointHere() });
+    } else if (every > 0) {
+      this.#checkpointTimer = setInterval(() => this.#checkpointed(this.#checkpointHere()), every);
       this.#checkpointTimer.unref();
     }
   }
@@ -208,6 +213,8 @@ export class SqliteStore implements Store {
     for (const w of [...this.#waiters]) w.resolve(false);
     this.#readerDb.close();
     this.#writerDb.close();
+    // the worker's connection closes last (it then checkpoints what is left and removes the WAL)
+    await this.#checkpointer?.close();
   }
 
   /** runs inside the writer queue's flush: commit, then update memory and tell watchers at once */
@@ -244,16 +251,30 @@ export class SqliteStore implements Store {
     }
   }
 
-  #checkpoint(): void {
+  /** a PASSIVE checkpoint on the writer's connection, on this thread (when there is no worker) */
+  #checkpointHere(): CheckpointResult {
     try {
       this.#writerDb.pragma('wal_checkpoint(PASSIVE)');
+      return { ok: true, onWorker: false };
+    } catch (err) {
+      return { ok: false, onWorker: false, error: err as Error };
+    }
+  }
+
+  #checkpointed(result: CheckpointResult): void {
+    if (result.ok) {
       if (this.#checkpointFailing) this.#logger?.info('WAL checkpoints succeed again');
       this.#checkpointFailing = false;
-    } catch (err) {
-      // once per failing spell, not every second (a full disk fails every checkpoint)
-      if (!this.#checkpointFailing) this.#logger?.warn({ err }, 'WAL checkpoint failed');
-      this.#checkpointFailing = true;
+      return;
     }
+    // once per failing spell, not every second (a full disk fails every checkpoint)
+    if (!this.#checkpointFailing) this.#logger?.warn({ err: result.error }, 'WAL checkpoint failed');
+    this.#checkpointFailing = true;
+  }
+
+  /** resolves once no background checkpoint is running (tests) */
+  checkpointIdle(): Promise<void> {
+    return this.#checkpointer?.idle() ?? Promise.resolve();
   }
 
   #checkRevision(revision: Revision): void {
