@@ -89,7 +89,16 @@ export class SqliteStore implements Store {
     const every = options.checkpointIntervalMs ?? 1000;
     const file = options.writer.memory ? '' : options.writer.name;
     if (every > 0 && file) {
-      this.#checkpointer = new Checkpointer({ file, intervalMs: every, journalSizeLimit: Number(options.writer.pragma('journal_size_limit', { simple: true })), onResult: (r) => this.#checkpointed(r), inThread: () => this.#checkpointHere() });
+      this.#checkpointer = new Checkpointer({
+        file,
+        intervalMs: every,
+        journalSizeLimit: Number(options.writer.pragma('journal_size_limit', { simple: true })),
+        // the worker copied what the WAL held when it started; the frames committed meanwhile are
+        // few: copying them here completes the checkpoint, so the next commit restarts the WAL
+        // from its beginning (else, with steady writes, the WAL would never restart and only grow)
+        onResult: (r) => this.#checkpointed(r.ok ? this.#checkpointHere() : r),
+        inThread: () => this.#checkpointHere(),
+      });
     } else if (every > 0) {
       this.#checkpointTimer = setInterval(() => this.#checkpointed(this.#checkpointHere()), every);
       this.#checkpointTimer.unref();
