@@ -227,6 +227,9 @@ export class WatchCache {
       onError: (err) => this.#fail(err),
       onProgress: (rev) => this.#progress(rev, true, true),
     });
+    // nothing was committed between the list and the watch: a store that delivers at commit keeps
+    // the cache exactly as fresh as itself from here on (no need to wait for a first event)
+    if (this.#o.deliversAtCommit && res.revision === store.currentRevision()) this.#live = true;
   }
 
   #apply(ev: StoreEvent): void {

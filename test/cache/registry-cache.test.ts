@@ -160,3 +160,22 @@ t.test('remainingItemCount from the watch cache equals the database count, acros
   t.same(await walk(cached, 'b', 'cm-4', 'default'), [6, 4, 2, undefined], 'one namespace of the cache');
   t.same(await walk(plain, 'b', 'cm-4', 'default'), [6, undefined, undefined, undefined]);
 });
+
+t.test('NamespaceLifecycle reads the namespace from the watch cache when it is as fresh as the store', async (t) => {
+  const f = await makeFixture('sqlite', { watchCache: settings(true) });
+  t.teardown(() => f.close());
+  await f.registry.create(f.target('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n1' } }, write);
+  let reads = 0;
+  const get = f.store.get.bind(f.store);
+  f.store.get = (key, revision) => {
+    if (key.includes('/namespaces/')) reads++;
+    return get(key, revision);
+  };
+  for (const n of ['a', 'b', 'c']) await f.registry.create(f.target('configmaps', 'n1'), configMap(n, 'n1'), write);
+  t.equal(reads, 0, 'the namespace came from the cache each time');
+  await rejects(t, f.registry.create(f.target('configmaps', 'nope'), configMap('x', 'nope'), write), 404, 'NotFound');
+  // a namespace being deleted refuses new content at once
+  await f.registry.update(f.target('namespaces', undefined, 'n1'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n1', finalizers: ['example.com/hold'] } }, write);
+  await f.registry.delete(f.target('namespaces', undefined, 'n1'), write);
+  await rejects(t, f.registry.create(f.target('configmaps', 'n1'), configMap('d', 'n1'), write), 403, 'Forbidden');
+});

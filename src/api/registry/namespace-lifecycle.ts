@@ -3,9 +3,10 @@
  * in a namespace that exists and is not being terminated, and the system namespaces cannot be deleted.
  */
 import { ApiError, errors } from '../errors';
-import type { KindDefinition } from '../kind';
+import type { KindDefinition, KubeObject } from '../kind';
 import type { RegistryContext } from './context';
 import { namespaceKind } from './context';
+import { cacheFor } from './cached';
 import { decodeStored } from './codec';
 import { objectKey } from './keys';
 import { translateError } from './storage-errors';
@@ -26,14 +27,23 @@ export function forbidden(kind: KindDefinition, name: string, why: string): ApiE
 export async function checkNamespaceForCreate(ctx: RegistryContext, kind: KindDefinition, namespace: string, name: string): Promise<void> {
   const nsKind = namespaceKind(ctx.scheme);
   if (!kind.namespaced || !nsKind) return;
-  let kv;
-  try {
-    kv = await ctx.store.get(objectKey(nsKind, undefined, namespace));
-  } catch (err) {
-    throw translateError(err, nsKind, namespace);
+  const key = objectKey(nsKind, undefined, namespace);
+  let ns: KubeObject;
+  // the namespaces' watch cache when it is exactly as fresh as the store (a point read per create
+  // otherwise); kube's admission reads its informer the same way
+  const cache = await cacheFor(ctx, nsKind).catch(() => undefined);
+  const cached = cache && cache.revision() >= ctx.store.currentRevision() ? cache.get(key) : undefined;
+  if (cached) ns = cached.object as KubeObject;
+  else {
+    let kv;
+    try {
+      kv = await ctx.store.get(key);
+    } catch (err) {
+      throw translateError(err, nsKind, namespace);
+    }
+    if (!kv) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
+    ns = decodeStored(nsKind, kv.value, kv.modRevision);
   }
-  if (!kv) throw errors.notFound({ group: '', resource: 'namespaces' }, namespace);
-  const ns = decodeStored(nsKind, kv.value, kv.modRevision);
   const phase = (ns.status as { phase?: string } | undefined)?.phase;
   if (phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
     const err = forbidden(kind, name, `unable to create new content in namespace ${namespace} because it is being terminated`);
