@@ -50,6 +50,8 @@ export class SqliteStore implements Store {
   readonly #readerDb: Database.Database;
   readonly #writer: SqliteWriter;
   readonly #reader: SqliteReader;
+  /** point reads of the newest state on the writer's connection, whose page cache every commit keeps warm */
+  readonly #pointReader: SqliteReader;
   readonly #queue: WriterQueue<WriteOp, WriteResult>;
   readonly #hub: WatchHub;
   readonly #logger: Logger | undefined;
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
     this.#compactBatchSize = options.compactBatchSize ?? 500;
     this.#writer = new SqliteWriter(options.writer);
     this.#reader = new SqliteReader(options.reader);
+    this.#pointReader = new SqliteReader(options.writer);
     this.#revision = this.#reader.lastRevision();
     this.#compactRevision = this.#reader.compaction().revision;
     this.#queue = new WriterQueue({ execute: (ops) => this.#execute(ops) });
@@ -121,7 +124,9 @@ export class SqliteStore implements Store {
   async get(key: string, revision?: Revision): Promise<KeyValue | undefined> {
     return this.#read(() => {
       if (revision !== undefined) this.#checkRevision(revision);
-      if (revision === undefined || revision === this.#revision) return this.#reader.get(key);
+      // the writer is never inside a transaction here (commits run synchronously), so this reads
+      // exactly the committed state, without the reader connection re-reading pages after each commit
+      if (revision === undefined || revision === this.#revision) return this.#pointReader.get(key);
       return this.#reader.get(key, revision);
     });
   }
