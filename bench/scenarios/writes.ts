@@ -7,12 +7,46 @@ import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValu
 import type { BenchContext } from '../lib/context';
 import { runConcurrent, summarize, round } from '../lib/stats';
 
+/** writes per system before anything is measured (a quick run: fewer) */
+const WARM_UP = 600;
+
+/**
+ * the same create/update/delete cycle, unmeasured, on both systems first: the measured figures are
+ * the steady state, not Node's JIT compiling the request path during the first single-client run
+ */
+async function warmUp(ctx: BenchContext, ns: string): Promise<void> {
+  const count = ctx.cfg.quick ? 60 : WARM_UP;
+  const http = ballastClient(ctx, 16);
+  ctx.progress.start('ballast warm-up (not measured)', count * 3);
+  const tick = () => ctx.progress.tick();
+  const rvs: string[] = new Array(count);
+  await runConcurrent(count, 16, async (i) => {
+    rvs[i] = (await http.json<{ metadata: { resourceVersion: string } }>('POST', cmPath(ns), configMap(`warm-${i}`, ns, ctx.cfg.objectBytes))).metadata.resourceVersion;
+  }, tick);
+  await runConcurrent(count, 16, async (i) => {
+    await http.json('PUT', cmPath(ns, `warm-${i}`), configMap(`warm-${i}`, ns, ctx.cfg.objectBytes, { resourceVersion: rvs[i] }));
+  }, tick);
+  await runConcurrent(count, 16, async (i) => {
+    await http.json('DELETE', cmPath(ns, `warm-${i}`));
+  }, tick);
+  ctx.progress.stop();
+  http.close();
+  const etcd = etcdClient(ctx, 16);
+  if (!etcd) return;
+  ctx.progress.start('etcd warm-up (not measured)', count * 2);
+  await runConcurrent(count, 16, (i) => etcd.put(`/bench/warm/${i}`, etcdValue(`warm-${i}`, ctx.cfg.objectBytes)).then(() => undefined), tick);
+  await runConcurrent(count, 16, (i) => etcd.del(`/bench/warm/${i}`).then(() => undefined), tick);
+  ctx.progress.stop();
+  etcd.close();
+}
+
 export async function writeScenario(ctx: BenchContext): Promise<void> {
   const { cfg } = ctx;
   const ns = 'bench-writes';
   const admin = ballastClient(ctx, 1);
   await ensureNamespace(admin, ns);
   admin.close();
+  await warmUp(ctx, ns);
   for (const clients of cfg.writeClients) {
     const count = clients === 1 ? cfg.writeCounts[0] : cfg.writeCounts[1];
     const http = ballastClient(ctx, clients);
