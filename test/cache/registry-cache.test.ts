@@ -179,3 +179,16 @@ t.test('NamespaceLifecycle reads the namespace from the watch cache when it is a
   await f.registry.delete(f.target('namespaces', undefined, 'n1'), write);
   await rejects(t, f.registry.create(f.target('configmaps', 'n1'), configMap('d', 'n1'), write), 403, 'Forbidden');
 });
+
+t.test('a cache behind the store leaves the count of a page to the database', async (t) => {
+  const f = await makeFixture('sqlite', { watchCache: settings(false) });
+  t.teardown(() => f.close());
+  const cms = f.target('configmaps', 'default');
+  for (const n of ['a', 'b', 'c', 'd']) await f.registry.create(cms, configMap(n), write);
+  // a cache whose store watch never delivers: it stays at the revision it loaded
+  f.store.watch = () => ({ cancel() {} });
+  await f.registry.list(cms, { resourceVersion: '0' }); // loads the cache
+  await f.store.create('/registry/core/configmaps/default/e', JSON.stringify(configMap('e')));
+  const page = await f.registry.list(cms, { limit: 2 });
+  t.equal(page.metadata.remainingItemCount, 3, 'c, d and e: counted by the store at its newest revision');
+});

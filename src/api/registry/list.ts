@@ -81,8 +81,11 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
   // a page's remainingItemCount: a binary search in the watch cache's keys instead of a count of
   // the rest of the range in the database (which grows with the collection)
   const counter = limit > 0 && selection.everything ? loadedCache(ctx, kind) : undefined;
+  // the store need not count when the cache is as fresh as the store (it then knows the count at
+  // the page's revision); the cache may still count a page at an older revision the store does not
+  const storeCounts = counter === undefined || counter.revision() < ctx.store.currentRevision();
   try {
-    const page = await readPage(ctx, prefix, p, limit, selection, decoderFor(ctx, kind), counter === undefined);
+    const page = await readPage(ctx, prefix, p, limit, selection, decoderFor(ctx, kind), storeCounts);
     const meta: KubeList['metadata'] = { resourceVersion: String(page.revision) };
     const out = lazyList({ apiVersion: apiVersionOf(kind), kind: kind.listKind, metadata: meta }, page.items) as KubeList;
     if (page.nextKey !== undefined) {
