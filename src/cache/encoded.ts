@@ -64,8 +64,12 @@ function ownBytes(text: string): Buffer {
   return bytes;
 }
 
-/** compact JSON bytes of one value (memoized when shared); byte for byte JSON.stringify(value) */
+/**
+ * compact JSON bytes of one value, byte for byte JSON.stringify(value): memoized, in a buffer of
+ * their own, when the value is shared (kept as long as it lives); from the pool otherwise
+ */
 export function jsonBytes(value: unknown): Buffer {
+  if (!isShared(value)) return Buffer.from(JSON.stringify(value));
   return memoized(value, JSON_TYPE, () => ownBytes(JSON.stringify(value)));
 }
 
@@ -76,7 +80,8 @@ export function decodeShared(bytes: Buffer): object {
   return value;
 }
 
-const decodeItem = (source: ItemSource): object => (Buffer.isBuffer(source) ? decodeShared(source) : source);
+/** the object of a list item: bytes decode into a shared (read-only) object, objects pass through */
+export const decodeItem = (source: ItemSource): object => (Buffer.isBuffer(source) ? decodeShared(source) : source);
 
 /**
  * `envelope` with an `items` property (added last, as lists are built) over `sources`: items held as

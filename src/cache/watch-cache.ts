@@ -12,6 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { Revision, Store, StoreEvent, StorageError, Watch } from '../storage/store';
+import { prefixRange } from '../storage/revlog/key-range';
 import { decodeShared, jsonBytes, markShared } from './encoded';
 import { SortedKeys } from './sorted-keys';
 
@@ -164,8 +165,8 @@ export class WatchCache {
    */
   countFrom(prefix: string, fromKey: string, revision: Revision): number | undefined {
     if (this.#failed || revision < this.#windowStart || revision > this.revision()) return undefined;
-    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-    let n = this.#keys.countBetween(fromKey < prefix ? prefix : fromKey, end);
+    const range = prefixRange(prefix, fromKey);
+    let n = this.#keys.countBetween(range.from, range.to);
     for (let i = this.#window.length - 1; i >= 0 && this.#window[i].revision > revision; i--) {
       const e = this.#window[i];
       if (e.key < fromKey || !e.key.startsWith(prefix)) continue;
@@ -215,7 +216,7 @@ export class WatchCache {
     const { store, prefix } = this.#o;
     const res = await store.list(prefix);
     for (const kv of res.items) {
-      this.#objects.set(kv.key, { json: jsonBytes(this.#o.decode(kv.value, kv.modRevision)), revision: kv.modRevision });
+      this.#objects.set(kv.key, { json: jsonBytes(markShared(this.#o.decode(kv.value, kv.modRevision))), revision: kv.modRevision });
     }
     this.#keys.reset(res.items.map((kv) => kv.key));
     this.#revision = res.revision;

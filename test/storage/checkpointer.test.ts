@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
+import type { Test } from 'tap';
 import { Checkpointer } from '../../src/storage/sqlite/checkpointer';
 import type { CheckpointResult } from '../../src/storage/sqlite/checkpointer';
 import { tempDir } from './fixtures/temp-store';
@@ -10,6 +11,21 @@ const until = async (cond: () => boolean, ms = 10000) => {
   const end = Date.now() + ms;
   while (!cond() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
 };
+
+/** a checkpointer every 20 ms that records its results and counts checkpoints run on this thread */
+function checkpointer(t: Test, file: string) {
+  const results: CheckpointResult[] = [];
+  const inThread = { count: 0 };
+  const cp = new Checkpointer({
+    file,
+    intervalMs: 20,
+    journalSizeLimit: 1 << 20,
+    onResult: (r) => results.push(r),
+    inThread: () => (inThread.count++, { ok: true, onWorker: false }),
+  });
+  t.teardown(() => cp.close());
+  return { cp, results, inThread };
+}
 
 t.test('the checkpointer copies the WAL into the database file on a worker thread', async (t) => {
   const file = path.join(tempDir(t), 'state.db');
@@ -23,19 +39,10 @@ t.test('the checkpointer copies the WAL into the database file on a worker threa
     for (let i = 0; i < 500; i++) insert.run('x'.repeat(4000));
   })();
   const before = fs.statSync(file).size;
-  const results: CheckpointResult[] = [];
-  let inThread = 0;
-  const cp = new Checkpointer({
-    file,
-    intervalMs: 20,
-    journalSizeLimit: 1 << 20,
-    onResult: (r) => results.push(r),
-    inThread: () => (inThread++, { ok: true, onWorker: false }),
-  });
-  t.teardown(() => cp.close());
+  const { cp, results, inThread } = checkpointer(t, file);
   await until(() => results.length > 0);
   t.same(results[0], { ok: true, onWorker: true });
-  t.equal(inThread, 0, 'nothing ran on this thread');
+  t.equal(inThread.count, 0, 'nothing ran on this thread');
   t.ok(fs.statSync(file).size > before + 500 * 4000, 'the pages reached the database file');
   // writes go on while it keeps checkpointing
   insert.run('after');
@@ -47,20 +54,11 @@ t.test('the checkpointer copies the WAL into the database file on a worker threa
 });
 
 t.test('a checkpoint that fails reports its error', async (t) => {
-  const results: CheckpointResult[] = [];
-  let inThread = 0;
-  const cp = new Checkpointer({
-    file: path.join(tempDir(t), 'missing', 'state.db'),
-    intervalMs: 20,
-    journalSizeLimit: 1 << 20,
-    onResult: (r) => results.push(r),
-    inThread: () => (inThread++, { ok: true, onWorker: false }),
-  });
-  t.teardown(() => cp.close());
+  const { cp, results, inThread } = checkpointer(t, path.join(tempDir(t), 'missing', 'state.db'));
   await until(() => results.length > 0);
   t.equal(results[0].ok, false);
   t.equal(results[0].onWorker, true);
   t.match(results[0].error?.message ?? '', /unable to open|does not exist|directory/i);
   await cp.close();
-  t.equal(inThread, 0);
+  t.equal(inThread.count, 0);
 });

@@ -6,7 +6,7 @@
  * limit go to the store. Gets with any resourceVersion are served from the cache.
  */
 import { apiVersionOf } from '../scheme';
-import { decodeShared } from '../../cache/encoded';
+import { decodeItem } from '../../cache/encoded';
 import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { KeyValue } from '../../storage/store';
@@ -55,12 +55,15 @@ export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: Key
 }
 
 /** the object of a read item (cache bytes decode into a shared, read-only object) */
-export const asObject = (item: ReadItem): KubeObject => (Buffer.isBuffer(item) ? (decodeShared(item) as KubeObject) : item);
+export const asObject = (item: ReadItem): KubeObject => decodeItem(item) as KubeObject;
 
 const cacheId = (kind: KindDefinition) => `${apiVersionOf(kind)}/${kind.kind}`;
 
 /** the kind's cache if it is loaded and following the store (never starts one) */
 export const loadedCache = (ctx: RegistryContext, kind: KindDefinition): WatchCache | undefined => ctx.caches?.loaded(cacheId(kind));
+
+/** the cache reflects every commit the store has made (so it can answer for the newest state) */
+export const asFreshAsStore = (ctx: RegistryContext, cache: WatchCache): boolean => cache.revision() >= ctx.store.currentRevision();
 
 /** wait until the cache reflects revision (kube's cacher waits up to 3 s), else 504 Too large resource version */
 export async function waitCacheFresh(ctx: RegistryContext, cache: WatchCache, revision: number): Promise<void> {

@@ -10,7 +10,7 @@ import type { KubeObject } from '../kind';
 import type { Target, WriteResult } from './types';
 import type { Current, RegistryContext } from './context';
 import { readCurrent } from './context';
-import { encodeForStorage, storageForm, storedResponse } from './codec';
+import { storageForm, storedResponse } from './codec';
 import { jsonEqual } from '../json-value';
 import { translateError } from './storage-errors';
 import { withoutManagedFieldTimes } from './managed';
@@ -43,7 +43,7 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
   for (let attempt = 0; ; attempt++) {
     const current = await readCurrent(ctx, step.target);
     const next = await step.compute(current);
-    const nextValue = encodeForStorage(kind, next);
+    const nextStored = storageForm(kind, next);
     try {
       if (shouldDeleteDuringUpdate(next, current.obj)) {
         if (!step.dryRun) await ctx.store.delete(current.key, current.kv.modRevision);
@@ -52,14 +52,14 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
       }
       // the stored forms compared as values (jsonEqual ignores key order and undefined fields, as
       // comparing their JSON decoded again would)
-      if (jsonEqual(withoutManagedFieldTimes(storageForm(kind, next)), withoutManagedFieldTimes(storageForm(kind, current.obj)))) {
+      if (jsonEqual(withoutManagedFieldTimes(nextStored), withoutManagedFieldTimes(storageForm(kind, current.obj)))) {
         return { object: current.obj, created: false };
       }
       if (step.dryRun) {
         next.metadata = { ...(next.metadata ?? {}), resourceVersion: String(current.kv.modRevision) };
         return { object: next, created: false };
       }
-      const kv = await ctx.store.update(current.key, nextValue, current.kv.modRevision);
+      const kv = await ctx.store.update(current.key, JSON.stringify(nextStored), current.kv.modRevision);
       return { object: storedResponse(kind, next, kv.value, kv.modRevision), created: false };
     } catch (err) {
       if (isStorageError(err, 'Conflict') && attempt < MAX_ATTEMPTS) continue;

@@ -9,7 +9,7 @@ import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { WatchCache } from '../../cache/watch-cache';
 import { lazyList } from '../../cache/encoded';
-import { asObject, cacheFor, decoderFor, loadedCache, waitCacheFresh } from './cached';
+import { asFreshAsStore, asObject, cacheFor, decoderFor, loadedCache, waitCacheFresh } from './cached';
 import type { ReadItem } from './cached';
 import type { KeyValue, ListResult } from '../../storage/store';
 import type { KubeList, ListOptions, Target } from './types';
@@ -83,7 +83,7 @@ export async function list(ctx: RegistryContext, target: Target, o: ListOptions)
   const counter = limit > 0 && selection.everything ? loadedCache(ctx, kind) : undefined;
   // the store need not count when the cache is as fresh as the store (it then knows the count at
   // the page's revision); the cache may still count a page at an older revision the store does not
-  const storeCounts = counter === undefined || counter.revision() < ctx.store.currentRevision();
+  const storeCounts = counter === undefined || !asFreshAsStore(ctx, counter);
   try {
     const page = await readPage(ctx, prefix, p, limit, selection, decoderFor(ctx, kind), storeCounts);
     const meta: KubeList['metadata'] = { resourceVersion: String(page.revision) };

@@ -6,7 +6,7 @@ import { ApiError, errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { RegistryContext } from './context';
 import { namespaceKind } from './context';
-import { cacheFor } from './cached';
+import { asFreshAsStore, cacheFor } from './cached';
 import { decodeStored } from './codec';
 import { objectKey } from './keys';
 import { translateError } from './storage-errors';
@@ -32,7 +32,7 @@ export async function checkNamespaceForCreate(ctx: RegistryContext, kind: KindDe
   // the namespaces' watch cache when it is exactly as fresh as the store (a point read per create
   // otherwise); kube's admission reads its informer the same way
   const cache = await cacheFor(ctx, nsKind).catch(() => undefined);
-  const cached = cache && cache.revision() >= ctx.store.currentRevision() ? cache.get(key) : undefined;
+  const cached = cache && asFreshAsStore(ctx, cache) ? cache.get(key) : undefined;
   if (cached) ns = cached.object as KubeObject;
   else {
     let kv;
