@@ -3,6 +3,7 @@
  * discovery and (later) OpenAPI are generic over these; adding a kind never adds routes.
  */
 import type { StatusCause } from './errors';
+import type { Definitions } from '../schema/types';
 
 /** any Kubernetes object as JSON */
 export interface KubeObject {
@@ -72,6 +73,30 @@ export interface StorageLocation {
   resource: string;
 }
 
+/**
+ * A subresource beyond status and scale, declared on its kind for routing, discovery and OpenAPI;
+ * its behaviour lives in the registry (src/api/registry/subresources/, by `<group>/<resource>/<name>`).
+ *
+ * - `partial`: a view of the whole object whose writes change only some of its fields, as the status
+ *   subresource does (certificatesigningrequests/approval, pods/ephemeralcontainers): GET, PUT, PATCH.
+ * - `action`: a POST of a body of another kind that acts on the object (pods/binding with a Binding,
+ *   pods/eviction with an Eviction); the answer is what the handler returns.
+ * - `connect`: streams and proxies served by a node agent or a service (pods/log, exec, attach,
+ *   portforward, proxy; nodes/proxy; services/proxy).
+ */
+export interface SubresourceDefinition {
+  name: string;
+  type: 'partial' | 'action' | 'connect';
+  /** discovery verbs; partial: get, patch, update; action: create; connect: kube's verbs (get, create, ...) */
+  verbs: string[];
+  /** the kind discovery names for it; default: the parent's own kind */
+  kind?: { group: string; version: string; kind: string };
+  /** action: the kinds a body may have (`v1`/`Binding`, `policy/v1`/`Eviction`, ...); the first is the preferred one */
+  bodyKinds?: Array<{ apiVersion: string; kind: string }>;
+  /** OpenAPI: the definition name of the request and response body (default: the parent's schemaName) */
+  schemaName?: string;
+}
+
 export interface KindStrategy {
   /**
    * kube's defaulting for this version (SetDefaults_*): fill unset fields in place. Applied on
@@ -136,4 +161,11 @@ export interface KindDefinition {
   deleteGracePeriod?(obj: KubeObject): number | undefined;
   /** 'Background' for everything in apps/v1 and most kinds; kube's per-kind default GC policy */
   defaultGarbageCollectionPolicy?: 'Background' | 'Orphan';
+  /** subresources beyond status and scale */
+  subresources?: SubresourceDefinition[];
+  /**
+   * schema definitions the kind brings with it, for kinds whose schemas are not in the built-in
+   * source (src/schema): custom resources. They join the OpenAPI documents while the kind is served.
+   */
+  definitions?: Definitions;
 }

@@ -33,23 +33,67 @@ export function compareVersions(a: string, b: string): number {
   return sb - sa || mb - ma || nb - na;
 }
 
+/**
+ * Built-in kinds are given at construction; custom resources (and anything else served only while
+ * some object says so) are added and removed at runtime. Every change bumps `generation` and calls
+ * the change listeners, so documents derived from the Scheme (OpenAPI) know to rebuild; routing
+ * and discovery read the Scheme on each request and follow at once.
+ */
 export class Scheme {
-  readonly kinds: readonly KindDefinition[];
-  readonly #byResource = new Map<string, KindDefinition>();
-  readonly #byKind = new Map<string, KindDefinition>();
-  readonly #groups = new Map<string, Set<string>>();
+  #kinds: readonly KindDefinition[] = Object.freeze([]);
+  #byResource = new Map<string, KindDefinition>();
+  #byKind = new Map<string, KindDefinition>();
+  #groups = new Map<string, Set<string>>();
+  #generation = 0;
+  readonly #listeners = new Set<() => void>();
 
   constructor(kinds: KindDefinition[]) {
-    this.kinds = Object.freeze([...kinds]);
-    for (const k of kinds) {
-      const rkey = `${gvKey(k.group, k.version)}/${k.resource}`;
-      if (this.#byResource.has(rkey)) throw new TypeError(`kind declared twice: ${rkey}`);
-      this.#byResource.set(rkey, k);
-      this.#byKind.set(`${gvKey(k.group, k.version)}/${k.kind}`, k);
-      let versions = this.#groups.get(k.group);
-      if (!versions) this.#groups.set(k.group, (versions = new Set()));
-      versions.add(k.version);
-    }
+    this.#index([...kinds]);
+  }
+
+  /** every served kind, in declaration order (built-in first, then those added at runtime) */
+  get kinds(): readonly KindDefinition[] {
+    return this.#kinds;
+  }
+
+  /** bumped by every add and remove */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** serve more kinds; a group/version/resource that is already served is a TypeError and nothing changes */
+  add(kinds: KindDefinition[]): void {
+    if (kinds.length === 0) return;
+    this.#index([...this.#kinds, ...kinds]);
+    this.#changed();
+  }
+
+  /** stop serving the kinds `match` selects; returns them */
+  remove(match: (k: KindDefinition) => boolean): KindDefinition[] {
+    const removed = this.#kinds.filter(match);
+    if (removed.length === 0) return removed;
+    this.#index(this.#kinds.filter((k) => !match(k)));
+    this.#changed();
+    return removed;
+  }
+
+  /** replace the kinds `match` selects by `kinds` in one change (a custom resource definition's update) */
+  replace(match: (k: KindDefinition) => boolean, kinds: KindDefinition[]): void {
+    this.#index([...this.#kinds.filter((k) => !match(k)), ...kinds]);
+    this.#changed();
+  }
+
+  /** call `listener` after every change; returns its removal */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** the definitions that served kinds bring with them (custom resources), beside the built-in schema source */
+  extraDefinitions(): Record<string, NonNullable<KindDefinition['definitions']>[string]> {
+    const out: Record<string, NonNullable<KindDefinition['definitions']>[string]> = {};
+    for (const k of this.#kinds) if (k.definitions) Object.assign(out, k.definitions);
+    return out;
   }
 
   /** the kind served at /apis/<group>/<version>/<resource> (group '' = /api/v1) */
@@ -65,7 +109,7 @@ export class Scheme {
 
   /** every kind served in group/version, in declaration order */
   inGroupVersion(group: string, version: string): KindDefinition[] {
-    return this.kinds.filter((k) => k.group === group && k.version === version);
+    return this.#kinds.filter((k) => k.group === group && k.version === version);
   }
 
   hasGroupVersion(group: string, version: string): boolean {
@@ -83,7 +127,32 @@ export class Scheme {
 
   /** the kinds that share a storage location with k (k included), e.g. CronJob in batch/v1 and v1beta1 */
   sharingStorage(k: KindDefinition): KindDefinition[] {
-    return this.kinds.filter((o) => o.storage.group === k.storage.group && o.storage.resource === k.storage.resource);
+    return this.#kinds.filter((o) => o.storage.group === k.storage.group && o.storage.resource === k.storage.resource);
+  }
+
+  /** rebuild every index from `kinds`; throws before changing anything when a resource is declared twice */
+  #index(kinds: KindDefinition[]): void {
+    const byResource = new Map<string, KindDefinition>();
+    const byKind = new Map<string, KindDefinition>();
+    const groups = new Map<string, Set<string>>();
+    for (const k of kinds) {
+      const rkey = `${gvKey(k.group, k.version)}/${k.resource}`;
+      if (byResource.has(rkey)) throw new TypeError(`kind declared twice: ${rkey}`);
+      byResource.set(rkey, k);
+      byKind.set(`${gvKey(k.group, k.version)}/${k.kind}`, k);
+      let versions = groups.get(k.group);
+      if (!versions) groups.set(k.group, (versions = new Set()));
+      versions.add(k.version);
+    }
+    this.#kinds = Object.freeze(kinds);
+    this.#byResource = byResource;
+    this.#byKind = byKind;
+    this.#groups = groups;
+  }
+
+  #changed(): void {
+    this.#generation++;
+    for (const listener of [...this.#listeners]) listener();
   }
 }
 

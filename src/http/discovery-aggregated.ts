@@ -16,6 +16,10 @@ function resourceDiscovery(k: KindDefinition): object {
   if (k.statusSubresource) {
     subresources.push({ subresource: 'status', responseKind: { group: k.group, version: k.version, kind: k.kind }, verbs: subresourceVerbs });
   }
+  for (const s of k.subresources ?? []) {
+    subresources.push({ subresource: s.name, responseKind: s.kind ?? { group: k.group, version: k.version, kind: k.kind }, verbs: [...s.verbs].sort() });
+  }
+  subresources.sort((a, b) => ((a as { subresource: string }).subresource < (b as { subresource: string }).subresource ? -1 : 1));
   return {
     resource: k.resource,
     responseKind: { group: k.group, version: k.version, kind: k.kind },

@@ -83,7 +83,7 @@ export function apiGroupDocument(scheme: Scheme, name: string): object | undefin
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...g };
 }
 
-/** the resources of one kind: the main resource, then status and scale when the kind has them */
+/** the resources of one kind: the main resource, then its subresources (status, scale, declared ones) by name */
 export function apiResources(k: KindDefinition): APIResource[] {
   const out: APIResource[] = [
     {
@@ -99,11 +99,12 @@ export function apiResources(k: KindDefinition): APIResource[] {
       ...(verbsOf(k).includes('get') ? { storageVersionHash: storageVersionHash(k) } : {}),
     },
   ];
+  const subs: APIResource[] = [];
   if (k.statusSubresource) {
-    out.push({ name: `${k.resource}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: subresourceVerbs });
+    subs.push({ name: `${k.resource}/status`, singularName: '', namespaced: k.namespaced, kind: k.kind, verbs: subresourceVerbs });
   }
   if (k.scale) {
-    out.push({
+    subs.push({
       name: `${k.resource}/scale`,
       singularName: '',
       namespaced: k.namespaced,
@@ -113,7 +114,19 @@ export function apiResources(k: KindDefinition): APIResource[] {
       verbs: subresourceVerbs,
     });
   }
-  return out;
+  for (const s of k.subresources ?? []) {
+    const sk = s.kind;
+    subs.push({
+      name: `${k.resource}/${s.name}`,
+      singularName: '',
+      namespaced: k.namespaced,
+      ...(sk && (sk.group !== k.group || sk.version !== k.version) ? { group: sk.group, version: sk.version } : {}),
+      kind: sk?.kind ?? k.kind,
+      verbs: [...s.verbs].sort(),
+    });
+  }
+  // kube lists a resource's subresources in name order
+  return [...out, ...subs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))];
 }
 
 /** GET /api/v1 or /apis/<group>/<version> */

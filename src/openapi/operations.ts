@@ -143,6 +143,19 @@ function kindOperations(kind: KindDefinition): ApiOperation[] {
   };
   if (kind.statusSubresource) subresource('status', kind.schemaName, gvk);
   if (kind.scale) subresource('scale', SCALE, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+  for (const s of kind.subresources ?? []) {
+    // kube's operation names capitalize only the first letter: readCoreV1NamespacedPodEphemeralcontainers
+    const Sub = s.name[0].toUpperCase() + s.name.slice(1);
+    const schema = s.schemaName ?? kind.schemaName;
+    const base = { ...named, path: `${item}/${s.name}`, gvk: s.kind ?? gvk };
+    if (s.type === 'partial') {
+      add({ ...base, method: 'get', action: 'get', operationId: `read${infix}${scoped}${K}${Sub}`, description: `read ${s.name} of the specified ${K}`, responses: ok(schema) });
+      add({ ...base, method: 'put', action: 'put', operationId: `replace${infix}${scoped}${K}${Sub}`, description: `replace ${s.name} of the specified ${K}`, body: { schema, required: true }, responses: written(schema, false) });
+      add({ ...base, method: 'patch', action: 'patch', operationId: `patch${infix}${scoped}${K}${Sub}`, description: `partially update ${s.name} of the specified ${K}`, body: { schema: PATCH_SCHEMA, required: true }, responses: written(schema, false), consumes: PATCH_TYPES });
+    } else if (s.type === 'action') {
+      add({ ...base, method: 'post', action: 'post', operationId: `create${infix}${scoped}${K}${Sub}`, description: `create ${s.name} of a ${K}`, body: { schema, required: true }, responses: written(schema, true) });
+    }
+  }
   return ops;
 }
 

@@ -1,6 +1,7 @@
 /**
- * The served OpenAPI documents as bytes, each built once on first use and kept: the schema and the
- * Scheme do not change while the server runs. Every representation carries its own strong ETag
+ * The served OpenAPI documents as bytes, each built on first use and kept until the Scheme changes
+ * (a custom resource added, changed or removed): the built-in schema never changes while the server
+ * runs, and kinds added at runtime bring their definitions with them (KindDefinition.definitions). Every representation carries its own strong ETag
  * (the SHA-512 of its bytes, as kube's OpenAPI handler computes it); v3 documents are also named
  * by that hash in the index's `serverRelativeURL`.
  */
@@ -53,6 +54,26 @@ function once<T>(build: () => T): () => T {
 }
 
 export function createOpenApiService(opts: OpenApiServiceOptions): OpenApiService {
+  let built: { generation: number; service: OpenApiService } | undefined;
+  const current = (): OpenApiService => {
+    const generation = opts.scheme.generation;
+    if (built?.generation !== generation) {
+      const extra = opts.scheme.extraDefinitions();
+      const definitions = Object.keys(extra).length > 0 ? { ...opts.definitions, ...extra } : opts.definitions;
+      built = { generation, service: buildService({ ...opts, definitions }) };
+    }
+    return built.service;
+  };
+  return {
+    v2Json: () => current().v2Json(),
+    v2Protobuf: () => current().v2Protobuf(),
+    v3Index: () => current().v3Index(),
+    v3: (key) => current().v3(key),
+  };
+}
+
+/** the documents of one generation of the Scheme, each built on first use */
+function buildService(opts: OpenApiServiceOptions): OpenApiService {
   const v2 = once(() => buildOpenApiV2(opts));
   const v2Json = once(() => bytesOf(Buffer.from(JSON.stringify(v2()))));
   const v2Protobuf = once(() => bytesOf(encodeOpenApiV2(v2(), opts.documentType ?? openApiV2DocumentType())));

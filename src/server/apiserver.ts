@@ -3,6 +3,7 @@ import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
+import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
 import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { Scheme } from '../api/scheme';
@@ -63,6 +64,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         logger: logger.child({ component: 'registry' }),
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
+        bootstrapObjects: builtinBootstrapObjects,
       }), {
       authorizer: new AlwaysAllowAuthorizer(),
       definitions,

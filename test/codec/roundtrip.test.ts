@@ -8,6 +8,7 @@ import { builtinKinds } from '../../src/api/kinds';
 import { apiVersionOf } from '../../src/api/scheme';
 import * as fx from '../schema/fixtures';
 import { assertRoundTrip, codec } from './helpers';
+import { groupFixtures } from './roundtrip-fixtures';
 
 const meta = (name: string, namespace?: string) => ({
   name,
@@ -146,6 +147,7 @@ const objects: Record<string, Record<string, unknown>> = {
   'authorization.k8s.io/v1/SelfSubjectAccessReview': sar('SelfSubjectAccessReview'),
   'authorization.k8s.io/v1/SubjectAccessReview': sar('SubjectAccessReview'),
   'authorization.k8s.io/v1/LocalSubjectAccessReview': sar('LocalSubjectAccessReview'),
+  ...groupFixtures,
 };
 
 t.test('every served kind has a protobuf message and its list', async (t) => {

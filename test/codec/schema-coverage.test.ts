@@ -9,7 +9,8 @@ import type { SchemaNode } from '../../src/schema';
 import type { FieldPlan, MessagePlan } from '../../src/codec/protobuf';
 import { schema } from './helpers';
 
-const protoName = (definition: string) => definition.replace(/^io\.k8s\./, 'k8s.io.');
+/** io.k8s.api.apps.v1.X -> k8s.io.api.apps.v1.X; io.k8s.kube-aggregator.* -> k8s.io.kube_aggregator.* */
+const protoName = (definition: string) => definition.replace(/^io\.k8s\.([^.]+)\./, (_m, mod: string) => `k8s.io.${mod.replace(/-/g, '_')}.`);
 const refName = (ref: string) => protoName(ref.replace('#/definitions/', ''));
 
 /** the JSON fields of a message: its own plus those of embedded structs */

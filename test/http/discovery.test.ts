@@ -47,8 +47,9 @@ t.test('legacy discovery: APIResourceList with subresources', async (t) => {
         categories: ['all'],
         storageVersionHash: storageVersionHash(widgetKind),
       },
-      { name: 'widgets/status', singularName: '', namespaced: true, kind: 'Widget', verbs: ['get', 'patch', 'update'] },
+      // kube's installer registers paths in sorted order: scale before status
       { name: 'widgets/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] },
+      { name: 'widgets/status', singularName: '', namespaced: true, kind: 'Widget', verbs: ['get', 'patch', 'update'] },
     ],
   });
   r = await getJson(`${s.url}/api/v1`);

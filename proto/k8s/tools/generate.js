@@ -10,6 +10,14 @@
  * field options (see ballast/options.proto) and no upstream prose.
  *
  *   node proto/k8s/tools/generate.js <kube-proto-root>
+ *
+ * The root used for today's files is the union of two releases of kube's API modules (k8s.io/api,
+ * k8s.io/apimachinery, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator): v0.33.13 for every
+ * package it has, plus, per package, the messages (and Go structs) that only v0.20.15 still has
+ * (extensions/v1beta1, policy/v1beta1 PodSecurityPolicy, batch/v2alpha1, flowcontrol/v1alpha1, ...).
+ * The Go sources of apiextensions-apiserver and kube-aggregator sit under go/k8s.io/apiextensions_apiserver
+ * and go/k8s.io/kube_aggregator, as their proto packages spell them. Run `npx tsc` first: the seeds
+ * come from dist/src/schema.
  */
 'use strict';
 const fs = require('node:fs');
@@ -74,7 +82,10 @@ for (const file of walk(path.join(root, 'go'))) {
 
 // ---- 3. the messages to keep: what our schemas name, the envelope and meta types, and all they reach
 const { definitions } = require(path.join(repoRoot, 'dist/src/schema/index.js'));
-const seeds = Object.keys(definitions).map((n) => n.replace(/^io\.k8s\./, 'k8s.io.'));
+// definition names -> proto names: io.k8s.api.apps.v1.X -> k8s.io.api.apps.v1.X; the Go module names with
+// hyphens (apiextensions-apiserver, kube-aggregator) are underscores in proto packages
+const protoName = (n) => n.replace(/^io\.k8s\.([^.]+)\./, (_m, mod) => `k8s.io.${mod.replace(/-/g, '_')}.`);
+const seeds = Object.keys(definitions).map(protoName);
 for (const extra of [
   'k8s.io.apimachinery.pkg.runtime.Unknown',
   'k8s.io.apimachinery.pkg.apis.meta.v1.Status',
@@ -115,6 +126,8 @@ while (queue.length) {
 const fileOf = (pkg) =>
   pkg
     .replace(/^k8s\.io\.api\./, '')
+    .replace(/^k8s\.io\.apiextensions_apiserver\.pkg\.apis\./, '')
+    .replace(/^k8s\.io\.kube_aggregator\.pkg\.apis\./, '')
     .replace(/^k8s\.io\.apimachinery\.pkg\.apis\./, '')
     .replace(/^k8s\.io\.apimachinery\.pkg\./, '')
     .replace(/\./g, '-') + '.proto';

@@ -7,7 +7,8 @@ import type pino from 'pino';
 import type { Store } from '../../storage/store';
 import type { Scheme } from '../scheme';
 import type { Definitions } from '../../schema/types';
-import type { Registry } from './types';
+import type { Registry, Target } from './types';
+import type { BootstrapObject } from '../bootstrap-objects';
 import type { RegistryContext } from './context';
 import { DEFAULT_FRESHNESS_WAIT_MS } from './resource-version';
 import { get } from './get';
@@ -21,6 +22,8 @@ import { deleteCollection } from './delete-collection';
 import { getStatus, patchStatus, updateStatus } from './status';
 import { getScale, patchScale, updateScale } from './scale';
 import { NamespaceFinalizer } from './namespace-finalizer';
+import { subresourceHandler } from './subresources';
+import type { SubresourceHandler } from './subresources';
 import { bootstrap } from './bootstrap';
 import { errors, isApiError } from '../errors';
 import { DEFAULT_WATCH_CACHE_SETTINGS, WatchCaches } from '../../cache/watch-caches';
@@ -55,10 +58,12 @@ export interface RegistryOptions {
   namespaceRetryMs?: number;
   /** the watch cache flags (default: on, 100 events per resource); `false` turns it off */
   watchCache?: WatchCacheSettings | false;
+  /** objects created at start and reconciled (bootstrap RBAC, PriorityClasses, FlowSchemas, APIServices) */
+  bootstrapObjects?: () => BootstrapObject[];
 }
 
 export interface RegistryWithLifecycle extends Registry {
-  /** ensure the system namespaces exist; resume namespaces left terminating */
+  /** ensure the system namespaces and the bootstrap objects exist; resume namespaces left terminating */
   bootstrap(): Promise<void>;
   /** stop background work (namespace finalization) */
   close(): Promise<void>;
@@ -86,6 +91,15 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
   const fin = finalizer;
 
   const g = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => guard(opts.logger, fn);
+  /** the handler's verb, or 405 when the subresource does not serve it */
+  const sub = <V extends keyof SubresourceHandler>(t: Target, name: string, verb: V, httpVerb: string): NonNullable<SubresourceHandler[V]> => {
+    const fn = subresourceHandler(t.kind, name).handler[verb];
+    if (!fn) {
+      const qualified = t.kind.group ? `${t.kind.resource}/${name}.${t.kind.group}` : `${t.kind.resource}/${name}`;
+      throw errors.methodNotAllowed(`${httpVerb} is not supported on resources of kind "${qualified}"`);
+    }
+    return fn;
+  };
   return {
     get: g((t, o) => get(ctx, t, o)),
     list: g((t, o) => list(ctx, t, o)),
@@ -101,7 +115,11 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     getScale: g((t, o) => getScale(ctx, t, o)),
     updateScale: g((t, body, o) => updateScale(ctx, t, body, o)),
     patchScale: g((t, type, body, o) => patchScale(ctx, t, type, body, o)),
-    bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name)),
+    getSubresource: g((t, name, o) => sub(t, name, 'get', 'get')(ctx, t, o)),
+    updateSubresource: g((t, name, body, o) => sub(t, name, 'update', 'update')(ctx, t, body, o)),
+    patchSubresource: g((t, name, type, body, o) => sub(t, name, 'patch', 'patch')(ctx, t, type, body, o)),
+    createSubresource: g((t, name, body, o) => sub(t, name, 'create', 'create')(ctx, t, body, o)),
+    bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
     close: async () => {
       fin.close();
       caches?.stop();

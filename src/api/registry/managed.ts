@@ -10,7 +10,8 @@ import type { WriteOptions } from './types';
 import type { RegistryContext } from './context';
 import { timestamp } from './meta';
 
-export type Subresource = 'status' | 'scale';
+/** 'status', 'scale', or a declared subresource's name (KindDefinition.subresources) */
+export type Subresource = string;
 
 export function fieldManagerScope(ctx: RegistryContext, kind: KindDefinition, subresource?: Subresource): FieldManagerScope {
   const scope: FieldManagerScope = {

@@ -54,7 +54,7 @@ export async function patchWith(
   body: string,
   options: WriteOptions,
   prepare: (patched: KubeObject, current: Current) => KubeObject,
-  subresource?: 'status',
+  subresource?: string,
 ): Promise<WriteResult> {
   const { kind } = target;
   let warnings: string[] = [];

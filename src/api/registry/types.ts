@@ -129,4 +129,13 @@ export interface Registry {
   getScale(target: Target, options: GetOptions): Promise<KubeObject>;
   updateScale(target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult>;
   patchScale(target: Target, type: PatchType, body: string, options: WriteOptions & { force?: boolean }): Promise<WriteResult>;
+
+  /**
+   * the subresources a kind declares beyond status and scale (KindDefinition.subresources), by name:
+   * GET/PUT/PATCH of `partial` ones, POST of `action` ones. An undeclared name is a 404.
+   */
+  getSubresource(target: Target, subresource: string, options: GetOptions): Promise<KubeObject>;
+  updateSubresource(target: Target, subresource: string, body: KubeObject, options: WriteOptions): Promise<WriteResult>;
+  patchSubresource(target: Target, subresource: string, type: PatchType, body: string, options: WriteOptions & { force?: boolean }): Promise<WriteResult>;
+  createSubresource(target: Target, subresource: string, body: KubeObject, options: WriteOptions): Promise<WriteResult>;
 }

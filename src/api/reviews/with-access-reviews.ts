@@ -122,6 +122,10 @@ export function withAccessReviews<R extends Registry>(registry: R, opts: AccessR
     getScale: (t, o) => (isReview(t) ? refuse(t, 'get') : registry.getScale(t, o)),
     updateScale: (t, body, o) => (isReview(t) ? refuse(t, 'update') : registry.updateScale(t, body, o)),
     patchScale: (t, type, body, o) => (isReview(t) ? refuse(t, 'patch') : registry.patchScale(t, type, body, o)),
+    getSubresource: (t, n, o) => (isReview(t) ? refuse(t, 'get') : registry.getSubresource(t, n, o)),
+    updateSubresource: (t, n, body, o) => (isReview(t) ? refuse(t, 'update') : registry.updateSubresource(t, n, body, o)),
+    patchSubresource: (t, n, type, body, o) => (isReview(t) ? refuse(t, 'patch') : registry.patchSubresource(t, n, type, body, o)),
+    createSubresource: (t, n, body, o) => (isReview(t) ? refuse(t, 'create') : registry.createSubresource(t, n, body, o)),
   };
   // everything else (bootstrap, close, idle, ...) is the wrapped registry's own, bound to it
   return new Proxy(registry, {

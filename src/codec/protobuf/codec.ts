@@ -37,6 +37,26 @@ const META_KINDS = new Set([
   'List', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList', 'PartialObjectMetadata', 'PartialObjectMetadataList',
 ]);
 
+/** kube's proto packages of the groups whose package is not `k8s.io.api.<first label of the group>` */
+const PACKAGES: Record<string, string> = {
+  '': 'k8s.io.api.core',
+  'flowcontrol.apiserver.k8s.io': 'k8s.io.api.flowcontrol',
+  'internal.apiserver.k8s.io': 'k8s.io.api.apiserverinternal',
+  'rbac.authorization.k8s.io': 'k8s.io.api.rbac',
+  'apiextensions.k8s.io': 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions',
+  'apiregistration.k8s.io': 'k8s.io.kube_aggregator.pkg.apis.apiregistration',
+};
+
+/** the proto package of a group's version; undefined for groups that are not kube's (custom resources) */
+export function protoPackageOf(group: string, version: string): string | undefined {
+  const known = PACKAGES[group];
+  if (known) return `${known}.${version}`;
+  const short = group.split('.')[0];
+  // the other groups in k8s.io are named after their first label (events.k8s.io -> events)
+  if (group.includes('.') && group !== `${short}.k8s.io`) return undefined;
+  return `k8s.io.api.${short}.${version}`;
+}
+
 const PREFIX_TEXT = `[${[...MAGIC].join(' ')}]`;
 
 export interface ProtobufCodecOptions {
@@ -59,10 +79,8 @@ export class ProtobufCodec {
     const group = slash < 0 ? '' : apiVersion.slice(0, slash);
     const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
     if (!version || !kind) return undefined;
-    const short = group.split('.')[0];
-    // kube's proto packages are named after the first label of groups in k8s.io (events.k8s.io -> events)
-    if (group.includes('.') && group !== `${short}.k8s.io`) return undefined;
-    const pkg = group === '' ? `k8s.io.api.core.${version}` : `k8s.io.api.${short}.${version}`;
+    const pkg = protoPackageOf(group, version);
+    if (!pkg) return undefined;
     return this.#schema.message(`${pkg}.${kind}`) ?? (META_KINDS.has(kind) ? this.#schema.message(`${META}.${kind}`) : undefined);
   }
 

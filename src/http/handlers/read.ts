@@ -12,8 +12,9 @@ export async function getResource(r: ResourceRequest, deps: ResourceDeps): Promi
   const negotiated = negotiateOutput(ctx.get('Accept'), { allowTable: r.subresource !== 'scale', stream: false });
   const includeObject = negotiated.table ? parseIncludeObject(ctx.state.query) : 'Metadata';
   const opts = parseGetOptions(ctx.state.query);
-  const obj =
-    r.subresource === 'status'
+  const obj = r.declared
+    ? await deps.registry.getSubresource(r.target, r.declared.name, opts)
+    : r.subresource === 'status'
       ? await deps.registry.getStatus(r.target, opts)
       : r.subresource === 'scale'
         ? await deps.registry.getScale(r.target, opts)

@@ -1,10 +1,11 @@
 /** What every resource verb handler gets: the resolved request and the server's dependencies. */
-import type { KindDefinition } from '../../api/kind';
+import type { KindDefinition, SubresourceDefinition } from '../../api/kind';
 import type { Registry, Target } from '../../api/registry/types';
 import type { ApiContext } from '../context';
 import type { ResourceRequestInfo } from '../request-info';
 
-export type Subresource = 'status' | 'scale';
+/** 'status', 'scale', or the name of a subresource the kind declares (KindDefinition.subresources) */
+export type Subresource = string;
 
 export interface ResourceRequest {
   ctx: ApiContext;
@@ -12,6 +13,8 @@ export interface ResourceRequest {
   kind: KindDefinition;
   target: Target;
   subresource?: Subresource;
+  /** the declaration of a subresource beyond status and scale */
+  declared?: SubresourceDefinition;
 }
 
 export interface ResourceDeps {

@@ -25,6 +25,16 @@ async function readObject(r: ResourceRequest, deps: ResourceDeps, strict: string
   const body = await readBody(r.ctx.req, deps.maxRequestBodyBytes);
   const obj = decodeObject(body, r.ctx.get('Content-Type') || undefined, r.kind) as KubeObject;
   strict.push(...strictDecodingErrorsOf(obj));
+  const bodyKinds = r.declared?.bodyKinds;
+  if (bodyKinds && r.ctx.method === 'POST') {
+    // an action's body may be any of its kinds (kube decodes policy/v1 and v1beta1 Evictions alike)
+    const found = bodyKinds.find((k) => (obj.apiVersion === undefined || obj.apiVersion === '' || obj.apiVersion === k.apiVersion) && (obj.kind === undefined || obj.kind === '' || obj.kind === k.kind));
+    if (!found) {
+      const want = bodyKinds[0];
+      throw errors.badRequest(`the API version in the data (${String(obj.apiVersion ?? '')}) or kind (${String(obj.kind ?? '')}) is not one of ${bodyKinds.map((k) => `${k.apiVersion}/${k.kind}`).join(', ')} (expected ${want.apiVersion} ${want.kind})`);
+    }
+    return { ...obj, apiVersion: found.apiVersion, kind: found.kind };
+  }
   const apiVersion = r.subresource === 'scale' ? 'autoscaling/v1' : apiVersionOf(r.kind);
   const kind = r.subresource === 'scale' ? 'Scale' : r.kind.kind;
   if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== apiVersion) {
@@ -43,7 +53,8 @@ export async function createResource(r: ResourceRequest, deps: ResourceDeps): Pr
   const strict: string[] = [];
   const obj = await readObject(r, deps, strict);
   if (strict.length) opts.strictDecodingErrors = strict;
-  writeResult(r, await deps.registry.create(r.target, obj, opts), negotiated);
+  const result = r.declared ? await deps.registry.createSubresource(r.target, r.declared.name, obj, opts) : await deps.registry.create(r.target, obj, opts);
+  writeResult(r, result, negotiated);
 }
 
 export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
@@ -54,8 +65,9 @@ export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Pr
   const obj = await readObject(r, deps, strict);
   if (strict.length) opts.strictDecodingErrors = strict;
   const reg = deps.registry;
-  const result =
-    r.subresource === 'status'
+  const result = r.declared
+    ? await reg.updateSubresource(r.target, r.declared.name, obj, opts)
+    : r.subresource === 'status'
       ? await reg.updateStatus(r.target, obj, opts)
       : r.subresource === 'scale'
         ? await reg.updateScale(r.target, obj, opts)
@@ -83,8 +95,9 @@ export async function patchResource(r: ResourceRequest, deps: ResourceDeps): Pro
   const strict = type === 'merge' || type === 'strategic' ? patchStrictErrors(body) : [];
   if (strict.length) opts.strictDecodingErrors = strict;
   const reg = deps.registry;
-  const result =
-    r.subresource === 'status'
+  const result = r.declared
+    ? await reg.patchSubresource(r.target, r.declared.name, type, body, opts)
+    : r.subresource === 'status'
       ? await reg.patchStatus(r.target, type, body, opts)
       : r.subresource === 'scale'
         ? await reg.patchScale(r.target, type, body, opts)

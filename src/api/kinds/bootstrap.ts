@@ -1,0 +1,9 @@
+/**
+ * The bootstrap objects of every built-in group (see src/api/bootstrap-objects.ts), in the order
+ * they are ensured at start.
+ */
+import type { BootstrapObject } from '../bootstrap-objects';
+
+export function builtinBootstrapObjects(): BootstrapObject[] {
+  return [];
+}

@@ -1,0 +1,20 @@
+/**
+ * The handlers of declared subresources, by `<group>/<resource>/<name>` (core group: `/pods/binding`).
+ * A declared subresource without a handler answers 404, as an unserved path does.
+ */
+import { errors } from '../../errors';
+import type { KindDefinition, SubresourceDefinition } from '../../kind';
+import type { SubresourceHandler } from './types';
+
+export type { SubresourceHandler } from './types';
+export { partialSubresource } from './partial';
+
+const HANDLERS: Record<string, SubresourceHandler> = {};
+
+/** the declaration and handler of `name` on `kind`, or 404 */
+export function subresourceHandler(kind: KindDefinition, name: string): { declared: SubresourceDefinition; handler: SubresourceHandler } {
+  const declared = kind.subresources?.find((s) => s.name === name);
+  const handler = declared && HANDLERS[`${kind.group}/${kind.resource}/${name}`];
+  if (!declared || !handler) throw errors.notFound({ group: kind.group, resource: `${kind.resource}/${name}` }, '');
+  return { declared, handler };
+}
