@@ -7,6 +7,7 @@ import { arrAt, ensureObj, isObj, objAt, str } from '../util';
 import type { Obj } from '../util';
 import { podTable } from './pod-table';
 import { validatePodUpdate } from './pod-update';
+import { podConnectSubresources } from './connect-subresources';
 
 /** kube's qos.GetPodQOS for the common resources (cpu and memory) */
 export function podQOSClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
@@ -112,5 +113,6 @@ export function podKind(): KindDefinition {
       return typeof grace === 'number' ? grace : 0;
     },
     defaultGarbageCollectionPolicy: 'Background',
+    subresources: podConnectSubresources(),
   };
 }
