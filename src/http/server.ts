@@ -20,9 +20,14 @@ export interface StartServerOptions {
  * unusable. The message is one line meant for the operator (the CLI prints it as is).
  */
 export class ListenError extends Error {
+  /** the system error code when there is one (EADDRINUSE, EACCES, ...) */
+  readonly code?: string;
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ListenError';
+    const code = (options?.cause as NodeJS.ErrnoException | undefined)?.code;
+    if (code) this.code = code;
   }
 }
 
