@@ -8,7 +8,7 @@ import { tempDir } from './fixtures/temp-store';
 
 /** a child process holding the lock of file until it is killed */
 async function lockingChild(t: Test, file: string, dataDir: string) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'lock-holder-main.js'), file, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', path.join(__dirname, 'fixtures', 'lock-holder-main.js'), file, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   t.teardown(() => {
     child.kill('SIGKILL');

@@ -5,6 +5,13 @@ import Database from 'better-sqlite3';
 import { StoreInUseError } from '../store-lock';
 import type { StoreHolder, StoreLock } from '../store-lock';
 
+/**
+ * The connections that hold locks. A better-sqlite3 connection that is garbage collected closes,
+ * which would drop its lock while the process still counts on it; so a held lock stays reachable
+ * from here until release(), whatever the caller keeps. (The lock is process-wide by nature.)
+ */
+const HELD = new Set<Database.Database>();
+
 export interface SqliteLockOptions {
   /** recorded for whoever finds the lock taken */
   dataDir?: string;
@@ -44,6 +51,7 @@ export function acquireSqliteLock(file: string, options: SqliteLockOptions = {})
     conn.close();
     throw err;
   }
+  HELD.add(conn);
   let held = true;
   return Object.freeze({
     database,
@@ -52,6 +60,7 @@ export function acquireSqliteLock(file: string, options: SqliteLockOptions = {})
       held = false;
       // the record goes first, while the lock still keeps any successor from writing its own
       fs.rmSync(holderPath, { force: true });
+      HELD.delete(conn);
       conn.close();
     },
   });
