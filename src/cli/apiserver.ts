@@ -42,11 +42,11 @@ export const apiServerCommand: Command = Object.freeze({
       io.stderr(`Error: ${err.message}\nRun 'ballast apiserver --help' for usage.\n`);
       return 1;
     }
-    return serve(config);
+    return serve(config, io);
   },
 });
 
-async function serve(config: ApiServerConfig): Promise<number> {
+async function serve(config: ApiServerConfig, io: CliIo): Promise<number> {
   const logger = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
   if (config.ignoredFlags.length > 0) {
     logger.warn({ flags: config.ignoredFlags.map((f) => `--${f}`) }, 'These flags are accepted but have no effect yet');
@@ -89,7 +89,12 @@ async function serve(config: ApiServerConfig): Promise<number> {
     const { startApiServer } = await import('../server/apiserver');
     server = await startApiServer({ config, logger });
   } catch (err) {
-    logger.fatal({ err }, 'The API server could not start');
+    // One line for the operator, as kube-apiserver prints its start-up errors (the database in use,
+    // the port taken, an unreadable certificate); the stack only at -v 4 and up, for bug reports.
+    logger.debug({ err }, 'The API server could not start');
+    io.stderr(`Error: ${oneLine(err)}\n`);
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
     return 1;
   }
   // a signal that arrived during start-up is honoured now that there is something to stop
@@ -101,4 +106,10 @@ async function serve(config: ApiServerConfig): Promise<number> {
   // Anything still holding the event loop open (idle keep-alive sockets) must not keep us alive.
   setTimeout(() => process.exit(code), 2000).unref();
   return code;
+}
+
+/** an error's message on one line */
+function oneLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s*\n\s*/g, ' ').trim() || String(err);
 }

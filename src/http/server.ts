@@ -15,9 +15,39 @@ export interface StartServerOptions {
   key: string | Buffer;
 }
 
+/**
+ * A listener that could not start: the address is taken or not ours, or the certificate or key is
+ * unusable. The message is one line meant for the operator (the CLI prints it as is).
+ */
+export class ListenError extends Error {
+  /** the system error code when there is one (EADDRINUSE, EACCES, ...) */
+  readonly code?: string;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ListenError';
+    const code = (options?.cause as NodeJS.ErrnoException | undefined)?.code;
+    if (code) this.code = code;
+  }
+}
+
+/** the words Go's net package uses for the common bind failures (what kube-apiserver prints) */
+const BIND_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'cannot assign requested address',
+};
+
+/** start listening; rejects with ListenError when the address or the certificate cannot be used */
 export function startServer(opts: StartServerOptions): Promise<https.Server> {
   const app = 'callback' in opts.app ? opts.app : opts.app.app;
-  const server = https.createServer({ cert: opts.cert, key: opts.key }, app.callback());
+  let server: https.Server;
+  try {
+    server = https.createServer({ cert: opts.cert, key: opts.key }, app.callback());
+  } catch (err) {
+    // OpenSSL's words (e.g. "PEM routines::no start line") name the problem well enough
+    return Promise.reject(new ListenError(`invalid serving certificate or key: ${(err as Error).message}`, { cause: err }));
+  }
   // no inactivity timeout on sockets (a quiet watch is not idle)
   server.setTimeout(0);
   // headers must still arrive promptly; whole request bodies within 5 minutes (Node's default)
@@ -25,10 +55,15 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   server.on('secureConnection', feedParserFromJs);
+  const where = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]:${opts.port}` : `${opts.bindAddress}:${opts.port}`;
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: NodeJS.ErrnoException): void => {
+      const why = (err.code && BIND_FAILURES[err.code]) || err.message;
+      reject(new ListenError(`failed to listen on ${where}: ${why}`, { cause: err }));
+    };
+    server.once('error', failed);
     server.listen(opts.port, opts.bindAddress, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve(server);
     });
   });

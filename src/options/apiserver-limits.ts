@@ -1,5 +1,5 @@
 import { atLeast, option } from './define';
-import { validateFeatureGates } from './feature-gates';
+import { featureGateHelpLines, validateFeatureGates } from './feature-gates';
 import type { OptionGroup } from './types';
 
 const nonNegative = atLeast(0);
@@ -50,8 +50,9 @@ export const versioningOptions: OptionGroup = Object.freeze({
         return bad.length ? `values must be true or false (${bad.map(([k]) => k).join(', ')})` : undefined;
       },
     }),
-    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs (the 1.20 gate names)', {
+    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs, for the gates of kube 1.32 and 1.20 (GA and deprecated gates are accepted but not listed; a gate locked to its default refuses another value)', {
       validate: validateFeatureGates,
+      helpLines: featureGateHelpLines,
     }),
   ],
 });

@@ -1,4 +1,5 @@
 import { atLeast, between, oneOf, option } from './define';
+import { storeUrlProblem } from '../storage/store-url';
 import type { OptionGroup } from './types';
 
 /** API server network options beyond secure serving (spec 2, 1.3) */
@@ -53,6 +54,14 @@ export const etcdOptions: OptionGroup = Object.freeze({
     option('etcd-servers', 'stringSlice', 'where state is kept: sqlite:///path/to/state.db (embedded, one server) or postgres://user@host:5432/db', {
       defaultText: 'sqlite://<data-dir>/state.db',
       supported: true,
+      // checked while parsing, so a bad URL is refused before certificates or files are written
+      validate: (v) => {
+        for (const url of (v as string[]).filter((u) => u !== '')) {
+          const problem = storeUrlProblem(url);
+          if (problem) return (v as string[]).length > 1 ? `${url}: ${problem}` : problem;
+        }
+        return undefined;
+      },
     }),
     option('etcd-compaction-interval', 'duration', 'how often history older than the newest revision of each object is trimmed; 0 turns compaction off', {
       default: '5m0s',

@@ -8,6 +8,7 @@ interface Extra {
   supported?: boolean;
   validate?: (value: OptionValue) => string | undefined;
   hidden?: boolean;
+  helpLines?: () => readonly string[];
 }
 
 /** declare one option; tables read as `option(name, type, description, {default, supported})` */
@@ -22,6 +23,7 @@ export function option(name: string, type: OptionType, description: string, extr
     support: extra.supported ? 'supported' : 'accepted',
     validate: extra.validate,
     hidden: extra.hidden,
+    helpLines: extra.helpLines,
   });
 }
 

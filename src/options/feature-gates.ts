@@ -1,104 +1,41 @@
 /**
- * Feature gate names of release 1.20 (spec 2, part 9) with their defaults. Every component takes the same
- * set; an unknown name is refused like kube does. Ballast does not change behaviour by gate yet.
+ * `--feature-gates`: the gate names of kube 1.32 (which the server reports) and of 1.20 (spec 2,
+ * part 9), each with its stage and default (feature-gates-data.ts). Every component takes the same
+ * set. As kube does, an unknown name is refused, and so is a value other than the default for a
+ * gate locked to its default (GA gates whose old code path is gone). Ballast does not change
+ * behaviour by gate yet.
  */
-export const FEATURE_GATES: Readonly<Record<string, boolean>> = Object.freeze({
-  // beta, default true
-  APIListChunking: true,
-  APIPriorityAndFairness: true,
-  APIResponseCompression: true,
-  AllowInsecureBackendProxy: true,
-  AppArmor: true,
-  CPUManager: true,
-  CRIContainerLogRotation: true,
-  CSIInlineVolume: true,
-  CSIMigration: true,
-  CSIVolumeFSGroupPolicy: true,
-  ConfigurableFSGroupPolicy: true,
-  DefaultPodTopologySpread: true,
-  DevicePlugins: true,
-  DisableAcceleratorUsageMetrics: true,
-  DynamicKubeletConfig: true,
-  EndpointSlice: true,
-  EndpointSliceProxying: true,
-  ExpandCSIVolumes: true,
-  ExpandInUsePersistentVolumes: true,
-  ExpandPersistentVolumes: true,
-  HugePageStorageMediumSize: true,
-  ImmutableEphemeralVolumes: true,
-  KubeletPodResources: true,
-  LegacyNodeRoleBehavior: true,
-  LocalStorageCapacityIsolation: true,
-  NodeDisruptionExclusion: true,
-  NonPreemptingPriority: true,
-  PodDisruptionBudget: true,
-  PodOverhead: true,
-  RemainingItemCount: true,
-  RemoveSelfLink: true,
-  RootCAConfigMap: true,
-  RotateKubeletServerCertificate: true,
-  RunAsGroup: true,
-  ServerSideApply: true,
-  ServiceAccountIssuerDiscovery: true,
-  ServiceNodeExclusion: true,
-  SetHostnameAsFQDN: true,
-  StorageVersionHash: true,
-  Sysctls: true,
-  TopologyManager: true,
-  ValidateProxyRedirects: true,
-  WarningHeaders: true,
-  WinOverlay: true,
-  // beta, default false
-  AllBeta: false,
-  CSIMigrationAWS: false,
-  CSIMigrationAzureDisk: false,
-  CSIMigrationGCE: false,
-  CSIMigrationOpenStack: false,
-  CSIMigrationvSphere: false,
-  CSIMigrationvSphereComplete: false,
-  ExperimentalHostUserNamespaceDefaulting: false,
-  // alpha, default false
-  APIServerIdentity: false,
-  AllAlpha: false,
-  AnyVolumeDataSource: false,
-  BalanceAttachedNodeVolumes: false,
-  BoundServiceAccountTokenVolume: false,
-  CSIMigrationAWSComplete: false,
-  CSIMigrationAzureDiskComplete: false,
-  CSIMigrationAzureFile: false,
-  CSIMigrationAzureFileComplete: false,
-  CSIMigrationGCEComplete: false,
-  CSIMigrationOpenStackComplete: false,
-  CSIServiceAccountToken: false,
-  CSIStorageCapacity: false,
-  CronJobControllerV2: false,
-  CustomCPUCFSQuotaPeriod: false,
-  DownwardAPIHugePages: false,
-  EfficientWatchResumption: false,
-  EndpointSliceNodeName: false,
-  EndpointSliceTerminatingCondition: false,
-  EphemeralContainers: false,
-  GenericEphemeralVolume: false,
-  GracefulNodeShutdown: false,
-  HPAContainerMetrics: false,
-  HPAScaleToZero: false,
-  IPv6DualStack: false,
-  KubeletCredentialProviders: false,
-  LocalStorageCapacityIsolationFSQuotaMonitoring: false,
-  MixedProtocolLBService: false,
-  ProcMountType: false,
-  QOSReserved: false,
-  ServiceLBNodePortControl: false,
-  ServiceTopology: false,
-  SizeMemoryBackedVolumes: false,
-  StorageVersionAPI: false,
-  TTLAfterFinished: false,
-  WinDSR: false,
-  WindowsEndpointSliceProxying: false,
-});
+import { knownFeatureGates } from './feature-gates-data';
+import type { FeatureGateSpec } from './feature-gates-data';
 
-/** validator for --feature-gates: every key must be a known gate */
+export type { FeatureGateSpec, GateStage } from './feature-gates-data';
+
+export const FEATURE_GATES: ReadonlyMap<string, FeatureGateSpec> = knownFeatureGates();
+
+/** validator for --feature-gates, with kube's messages */
 export function validateFeatureGates(value: unknown): string | undefined {
-  const unknown = Object.keys(value as Record<string, boolean>).filter((k) => !(k in FEATURE_GATES));
-  return unknown.length ? `unrecognized feature gate: ${unknown.join(', ')}` : undefined;
+  const entries = Object.entries(value as Record<string, boolean>);
+  const unknown = entries.filter(([name]) => !FEATURE_GATES.has(name)).map(([name]) => name);
+  if (unknown.length) return `unrecognized feature gate: ${unknown.join(', ')}`;
+  for (const [name, enabled] of entries) {
+    const spec = FEATURE_GATES.get(name)!;
+    if (spec.lockToDefault && enabled !== spec.default) {
+      return `cannot set feature gate ${name} to ${enabled}, feature is locked to ${spec.default}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The gates `--help` lists, one a line, as kube-apiserver's help does: `Name=true|false (BETA -
+ * default=true)`, alpha and beta ones only (GA and deprecated gates are accepted but not listed),
+ * in Go's string order.
+ */
+export function featureGateHelpLines(): string[] {
+  const lines: string[] = [];
+  for (const [name, spec] of FEATURE_GATES) {
+    if (spec.stage === 'GA' || spec.stage === 'DEPRECATED') continue;
+    lines.push(`${name}=true|false (${spec.stage} - default=${spec.default})`);
+  }
+  return lines.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -58,7 +58,7 @@ function renderOption(o: OptionSpec, width: number): string[] {
   const shown = o.defaultText ?? displayDefault(o);
   if (shown !== undefined) text += ` (default ${shown})`;
   if (o.support === 'accepted') text += ` ${NOT_ACTED_ON}`;
-  return [head, ...wrap(text, width, '          ')];
+  return [head, ...wrap(text, width, '          '), ...(o.helpLines?.() ?? []).map((l) => `            ${l}`)];
 }
 
 function displayDefault(o: OptionSpec): string | undefined {

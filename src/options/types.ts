@@ -57,6 +57,8 @@ export interface OptionSpec {
   readonly validate?: (value: OptionValue) => string | undefined;
   /** hide from --help (kept for compatibility) */
   readonly hidden?: boolean;
+  /** lines --help prints after the description, one a line (kube lists feature gates so) */
+  readonly helpLines?: () => readonly string[];
 }
 
 /** a titled section of options, like kube's "Secure serving flags:" */

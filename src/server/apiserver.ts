@@ -11,7 +11,7 @@ import { createApiServerApp } from '../http/app';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
-import { openStore } from '../storage/open';
+import { lockStore, openStore } from '../storage/open';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureServingPki } from './pki';
 import { versionInfo } from './version';
@@ -46,11 +46,22 @@ export const ADMIN_KUBECONFIG = 'admin.kubeconfig';
 export async function startApiServer(opts: StartApiServerOptions): Promise<RunningApiServer> {
   const { config, logger } = opts;
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  logger.info({ dataDir: config.dataDir }, `Using data dir ${config.dataDir}`);
+  // One process per database, decided before anything is written: a second server on the same
+  // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
+  const lock = lockStore(config.storageUrl, { dataDir: config.dataDir });
+  logger.info({ dataDir: config.dataDir, database: lock.database }, `Using data dir ${config.dataDir}`);
 
-  const tls = loadTls(config, logger);
-  const adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
-  const store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
+  let store: Awaited<ReturnType<typeof openStore>>;
+  let tls: ServingPki;
+  let adminClient: ReturnType<typeof ensureAdminClientPki>;
+  try {
+    tls = loadTls(config, logger);
+    adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
+    store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   // an interval of 0 gives a compactor that never runs
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
@@ -114,6 +125,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         await running.idle();
         compactor.stop();
         await store.close();
+        lock.release();
         logger.info('Shutdown complete');
       })());
     return { url, kubeconfigPath, shutdown };
@@ -121,6 +133,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     await registry?.close();
     compactor.stop();
     await store.close();
+    lock.release();
     throw err;
   }
 }
@@ -143,13 +156,25 @@ function closeGracefully(server: https.Server, graceMs: number): Promise<void> {
 /** the serving certificate: the given files, or our generated CA and certificate in --cert-dir */
 function loadTls(config: ApiServerConfig, logger: Logger): ServingPki {
   if (config.tlsCertFile && config.tlsPrivateKeyFile) {
-    const certChain = fs.readFileSync(config.tlsCertFile, 'utf8');
+    const certChain = readServingFile(config.tlsCertFile, 'certificate', '--tls-cert-file');
     // Clients trust the chain as given (its CA is appended after the serving certificate).
-    return { certChain, key: fs.readFileSync(config.tlsPrivateKeyFile, 'utf8'), caCert: certChain };
+    return { certChain, key: readServingFile(config.tlsPrivateKeyFile, 'key', '--tls-private-key-file'), caCert: certChain };
   }
   const ips = ['127.0.0.1', '::1'];
   const host = os.hostname().toLowerCase();
   const dnsNames = ['localhost', ...(/^[a-z0-9.-]+$/.test(host) ? [host] : []), 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'];
   if (!isUnspecified(config.bindAddress) && !ips.includes(config.bindAddress)) ips.push(config.bindAddress);
   return ensureServingPki({ certDir: config.certDir, dnsNames: [...new Set(dnsNames)], ips, logger });
+}
+
+/** a file named by a flag; an unreadable one is a start-up error of one line (kube: "unable to load server certificate") */
+function readServingFile(file: string, what: string, flag: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    // Node's message is "ENOENT: no such file or directory, open '/x'"; keep the plain words
+    const why = /^[A-Z]+: ([^,]+)/.exec(e.message)?.[1] ?? e.message;
+    throw new Error(`unable to load server ${what} from ${flag} ${file}: ${why}`, { cause: err });
+  }
 }

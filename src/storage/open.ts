@@ -1,7 +1,14 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { openSqliteStore } from './sqlite/open-sqlite-store';
+import { acquireSqliteLock } from './sqlite/sqlite-lock';
+import { parseStoreUrl } from './store-url';
 import type { Store } from './store';
+import type { StoreLock } from './store-lock';
+
+export { parseStoreUrl, StoreUrlError } from './store-url';
+export type { StoreLocation } from './store-url';
+export { StoreInUseError } from './store-lock';
+export type { StoreHolder, StoreLock } from './store-lock';
 
 export interface OpenStoreOptions {
   logger?: Logger;
@@ -15,40 +22,20 @@ export interface OpenStoreOptions {
   watchBufferSize?: number;
 }
 
-/** where a store lives, from its URL */
-export type StoreLocation = { dialect: 'sqlite'; file: string };
-
-/**
- * Parse a storage URL:
- * - `sqlite:///abs/path.db` -> /abs/path.db
- * - `sqlite://relative/path.db` -> relative/path.db (against the working directory)
- * - a bare path (no scheme) -> that path
- * Other schemes throw (postgres:// is not served yet).
- */
-export function parseStoreUrl(url: string): StoreLocation {
-  const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/(.*)$/.exec(url);
-  if (!match) {
-    if (url === '') throw new Error('storage URL is empty: expected sqlite:///path/to/state.db');
-    return { dialect: 'sqlite', file: path.resolve(url) };
-  }
-  const [, scheme, rest] = match;
-  switch (scheme.toLowerCase()) {
-    case 'sqlite':
-    case 'sqlite3':
-      if (rest === '' || rest === '/') throw new Error(`storage URL ${url} names no file: expected sqlite:///path/to/state.db`);
-      return { dialect: 'sqlite', file: path.resolve(decodeURIComponent(rest)) };
-    case 'postgres':
-    case 'postgresql':
-      throw new Error(`storage URL ${url}: PostgreSQL storage is not available yet; use sqlite:///path/to/state.db`);
-    default:
-      throw new Error(`storage URL ${url}: unknown scheme "${scheme}" (expected sqlite:///path/to/state.db)`);
-  }
-}
-
 /** open the store a URL names (see parseStoreUrl), creating and migrating its schema if needed */
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<Store> {
   const location = parseStoreUrl(url);
   const synchronous =
     options.synchronous === undefined || options.synchronous === true ? 'FULL' : options.synchronous === false ? 'NORMAL' : options.synchronous;
   return openSqliteStore(location.file, { logger: options.logger, synchronous, watchBufferSize: options.watchBufferSize });
+}
+
+/**
+ * Take the one-process lock of the store a URL names before anything is written to it (see
+ * store-lock.ts); throws StoreInUseError when another live process holds it. Release it after the
+ * store is closed.
+ */
+export function lockStore(url: string, holder: { dataDir?: string } = {}): StoreLock {
+  const location = parseStoreUrl(url);
+  return acquireSqliteLock(location.file, { dataDir: holder.dataDir });
 }

@@ -93,8 +93,9 @@ t.test('apiServerConfig resolves paths and the storage URL from the data dir', a
   t.equal(c.compactionIntervalMs, 0);
   t.equal(c.loggingFormat, 'json');
   t.same(c.ignoredFlags, ['profiling']);
-  const d = apiServerConfig(parse('--data-dir=/x', '--etcd-servers=postgres://db:5432/k', '--cert-dir=/certs'));
-  t.equal(d.storageUrl, 'postgres://db:5432/k');
+  // (this used a postgres:// URL before --etcd-servers was checked while parsing; PostgreSQL is not served yet)
+  const d = apiServerConfig(parse('--data-dir=/x', '--etcd-servers=sqlite:///srv/k.db', '--cert-dir=/certs'));
+  t.equal(d.storageUrl, 'sqlite:///srv/k.db');
   t.equal(d.certDir, '/certs');
 });
 
@@ -102,6 +103,24 @@ t.test('apiServerConfig refuses inconsistent flags', async (t) => {
   t.throws(() => apiServerConfig(parse('--tls-cert-file=/a.crt')), /must be given together/);
   t.throws(() => apiServerConfig(parse('--etcd-servers=sqlite:///a,sqlite:///b')), /takes one storage URL/);
   t.throws(() => apiServerConfig(parse('stray')), /does not take any arguments/);
+});
+
+t.test('--etcd-servers is checked while parsing: one message naming the flag and the problem', async (t) => {
+  const refused = (arg: string) => {
+    try {
+      parse(arg);
+    } catch (err) {
+      t.type(err, FlagError);
+      return (err as Error).message;
+    }
+    return t.fail(`${arg} was accepted`);
+  };
+  t.equal(refused('--etcd-servers=etcd://127.0.0.1:2379'), 'invalid argument "etcd://127.0.0.1:2379" for "--etcd-servers" flag: unknown scheme "etcd" (expected sqlite:///path/to/state.db)');
+  t.match(refused('--etcd-servers=postgres://db:5432/k'), /^invalid argument "postgres:\/\/db:5432\/k" for "--etcd-servers" flag: PostgreSQL storage is not available yet/);
+  t.match(refused('--etcd-servers=sqlite://'), /"--etcd-servers" flag: names no file/);
+  t.match(refused('--etcd-servers=sqlite:///a%zz.db'), /bad %-escape/);
+  t.equal(parse('--etcd-servers=sqlite:///srv/state.db').list('etcd-servers')[0], 'sqlite:///srv/state.db');
+  t.equal(parse('--etcd-servers=/srv/state.db').list('etcd-servers')[0], '/srv/state.db');
 });
 
 t.test('the default data dir follows XDG_DATA_HOME, else ~/.local/share', async (t) => {

@@ -1,6 +1,6 @@
 /**
- * A registry over a fresh store for one test: the built-in kinds (pods with kube's graceful-delete
- * rule for unscheduled pods, see podKindForTests), the real schema definitions, a settable clock.
+ * A registry over a fresh store for one test: the built-in kinds as served, the real schema
+ * definitions, a settable clock.
  * `forEachStore` runs a test body against the in-memory store and against SQLite.
  */
 import fs from 'node:fs';
@@ -29,23 +29,6 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-/**
- * kube's pod CheckGracefulDelete: pods not bound to a node (or already finished) are deleted at
- * once whatever grace the client asked for
- */
-export function podKindForTests(pod: KindDefinition): KindDefinition {
-  const base = pod.deleteGracePeriod;
-  return {
-    ...pod,
-    deleteGracePeriod(obj: KubeObject) {
-      const spec = (obj.spec ?? {}) as { nodeName?: string };
-      const phase = ((obj.status ?? {}) as { phase?: string }).phase;
-      if (!spec.nodeName || phase === 'Succeeded' || phase === 'Failed') return undefined;
-      return base ? base(obj) : 30;
-    },
-  };
-}
-
 export async function openTestStore(kind: StoreKind): Promise<{ store: Store; cleanup(): Promise<void> }> {
   if (kind === 'memory') {
     const store = new MemoryStore();
@@ -66,7 +49,7 @@ export async function openTestStore(kind: StoreKind): Promise<{ store: Store; cl
 
 export async function makeFixture(storeKind: StoreKind = 'memory', opts: Partial<RegistryOptions> & { bootstrap?: boolean } = {}): Promise<Fixture> {
   const { store, cleanup } = await openTestStore(storeKind);
-  const kinds = builtinKinds().map((k) => (k.group === '' && k.resource === 'pods' ? podKindForTests(k) : k));
+  const kinds = builtinKinds();
   const scheme = new Scheme(kinds);
   const clock = { now: new Date('2024-05-01T10:00:00.000Z') };
   let uid = 0;

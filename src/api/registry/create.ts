@@ -30,10 +30,11 @@ export function checkTypeMeta(kind: KindDefinition, body: unknown): KubeObject {
   }
   const obj = clone(body as KubeObject);
   const expected = apiVersionOf(kind);
-  if (obj.apiVersion !== undefined && obj.apiVersion !== '' && obj.apiVersion !== expected) {
+  // null is an unset field in kube's decoding, like an absent or empty one
+  if (obj.apiVersion !== undefined && obj.apiVersion !== null && obj.apiVersion !== '' && obj.apiVersion !== expected) {
     throw errors.badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expected})`);
   }
-  if (obj.kind !== undefined && obj.kind !== '' && obj.kind !== kind.kind) {
+  if (obj.kind !== undefined && obj.kind !== null && obj.kind !== '' && obj.kind !== kind.kind) {
     throw errors.badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${kind.kind})`);
   }
   obj.apiVersion = expected;

@@ -5,7 +5,7 @@
  * `strict decoding error: unknown field "spec.x"` (after the body's duplicate fields, which the
  * HTTP codecs find: WriteOptions.strictDecodingErrors), Warn (the default) -> warnings, Ignore -> nothing;
  * with Warn and Ignore the unknown fields are dropped, as kube's typed decoding never keeps them.
- * Skipped when the registry has no definitions. Required/enum problems are left to the
+ * Null-valued fields are dropped first (see schema/nulls.ts). Skipped when the registry has no definitions. Required/enum problems are left to the
  * kind's strategy, which reports them as kube's validation does (422).
  */
 import { errors } from '../errors';
@@ -13,6 +13,7 @@ import type { KindDefinition, KubeObject } from '../kind';
 import type { WriteOptions } from './types';
 import type { RegistryContext } from './context';
 import { createSchemaValidator } from '../../schema/validator';
+import { decodeNulls } from '../../schema/nulls';
 import type { SchemaValidator } from '../../schema/validator';
 import type { Definitions } from '../../schema/types';
 
@@ -34,6 +35,9 @@ export function checkSchemaOf(
   decodeErrors: string[] = [],
 ): string[] {
   if (!ctx.definitions || !ctx.definitions[schemaName]) return [];
+  // kube decodes a body into its Go type: null-valued fields are unset from here on (defaulting,
+  // validation, managed fields, storage); free-form fields keep theirs
+  decodeNulls(ctx.definitions, schemaName, obj);
   const validator = validatorFor(ctx.definitions);
   // wrong JSON types and malformed formats (int32/int64 out of range, bad base64, timestamps,
   // quantities) both fail kube's decoding, before validation: 400, not 422

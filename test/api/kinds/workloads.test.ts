@@ -70,6 +70,29 @@ t.test('StatefulSet: defaults and update restrictions', async (t) => {
   t.same(def.table!.cells(sts, new Date()).slice(0, 2), ['w', '0/1']);
 });
 
+t.test('StatefulSet: mounts of volumeClaimTemplates volumes are accepted; the template is checked as kube checks it', async (t) => {
+  const def = kind('apps', 'v1', 'StatefulSet');
+  const template = podTemplate({ app: 'db' }, { containers: [{ name: 'db', image: 'postgres:16', volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }] }] });
+  const sts = workload('apps/v1', 'StatefulSet', {
+    serviceName: 'db',
+    selector: { matchLabels: { app: 'db' } },
+    template,
+    volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+  });
+  t.same(create(def, sts), [], 'the claim template "data" is the mounted volume (kube: 201 Created)');
+  // kube's ValidateStatefulSetSpec: restart policy Always, no activeDeadlineSeconds, template labels at spec.template.labels
+  const bad = workload('apps/v1', 'StatefulSet', {
+    selector: { matchLabels: { app: 'db' } },
+    template: podTemplate({ app: 'db' }, { restartPolicy: 'Never', activeDeadlineSeconds: 5 }),
+  });
+  t.match(create(def, bad), [
+    { field: 'spec.template.spec.restartPolicy', reason: 'FieldValueNotSupported', message: 'Unsupported value: "Never": supported values: "Always"' },
+    { field: 'spec.template.spec.activeDeadlineSeconds', reason: 'FieldValueForbidden', message: 'Forbidden: activeDeadlineSeconds in StatefulSet is not Supported' },
+  ]);
+  const badLabel = workload('apps/v1', 'StatefulSet', { selector: { matchLabels: { app: 'db' } }, template: podTemplate({ app: 'db', 'bad key!': 'x' }) });
+  t.match(create(def, badLabel), [{ field: 'spec.template.labels', reason: 'FieldValueInvalid' }]);
+});
+
 t.test('Job: defaults, generated selector and labels, restart policy, immutability', async (t) => {
   const def = kind('batch', 'v1', 'Job');
   const job = workload('batch/v1', 'Job', { template: podTemplate({}, { restartPolicy: 'Never' }) });

@@ -138,6 +138,19 @@ for (const backend of storeKinds()) {
       // unscheduled: gone at once whatever grace is asked
       await f.registry.delete(f.target('pods', 'default', 'free'), { dryRun: false, gracePeriodSeconds: 30 });
       await rejects(t, f.registry.get(f.target('pods', 'default', 'free'), {}), 404, 'NotFound');
+      // unscheduled with no grace asked (kubectl delete pod): gone at once, not left Terminating
+      await f.registry.create(f.target('pods', 'default'), pod('free2'), write);
+      const free2 = await f.registry.delete(f.target('pods', 'default', 'free2'), write);
+      t.equal((free2.body as KubeObject).metadata!.deletionGracePeriodSeconds, 0);
+      await rejects(t, f.registry.get(f.target('pods', 'default', 'free2'), {}), 404, 'NotFound');
+      // bound but finished (Succeeded or Failed): no agent will finish it, so gone at once too
+      for (const phase of ['Succeeded', 'Failed']) {
+        const name = `done-${phase.toLowerCase()}`;
+        await f.registry.create(f.target('pods', 'default'), pod(name, 'default', 'node-1'), write);
+        await f.registry.patchStatus(f.target('pods', 'default', name), 'merge', JSON.stringify({ status: { phase } }), write);
+        await f.registry.delete(f.target('pods', 'default', name), write);
+        await rejects(t, f.registry.get(f.target('pods', 'default', name), {}), 404, 'NotFound');
+      }
       // a negative grace period reads as 1 second
       await f.registry.create(f.target('pods', 'default'), pod('neg', 'default', 'node-1'), write);
       const neg = await f.registry.delete(f.target('pods', 'default', 'neg'), { dryRun: false, gracePeriodSeconds: -5 });

@@ -3,7 +3,8 @@ import type { StatusCause } from '../../errors';
 import type { KindDefinition, KubeObject } from '../../kind';
 import { forbidden, invalid, notSupported, required } from '../../validation/field-errors';
 import { isDNS1123Label } from '../../validation/names';
-import { defaultTemplateIn, nonNegative, validatePodTemplate, validateSelectorAndTemplate } from '../pod-template';
+import { defaultTemplateIn, nonNegative, validateSelectorAndTemplate } from '../pod-template';
+import { validateAnnotations, validateLabels } from '../../validation/object-meta';
 import { age, ageColumn, column, containerCells, containerColumns, nameColumn } from '../table-format';
 import { arrAt, clone, ensureObj, int, isObj, objAt, setDefault, str } from '../util';
 import { intOrPercentValue, validatePositiveIntOrPercent } from './int-or-percent';
@@ -73,11 +74,27 @@ function validateSpec(spec: Record<string, unknown>): StatusCause[] {
     ...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'),
     ...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'),
     ...validateSelectorAndTemplate(spec, 'spec', 'empty selector is invalid for statefulset'),
-    ...validatePodTemplate(spec.template, 'spec.template', {
-      restartPolicies: ['Always'],
-      forbidActiveDeadlineSeconds: 'activeDeadlineSeconds in StatefulSet is not Supported',
-    }),
+    ...validateTemplate(spec.template),
   );
+  return causes;
+}
+
+/**
+ * kube's ValidatePodTemplateSpecForStatefulSet and the template rules of ValidateStatefulSetSpec:
+ * the template's labels and annotations (kube's paths: spec.template.labels, .annotations), restart
+ * policy Always, no activeDeadlineSeconds. kube does not validate the template's pod spec here: its
+ * volumeMounts may name volumes that only the volumeClaimTemplates bring, which the controller adds
+ * to each pod, and the pods themselves are validated when they are created.
+ */
+function validateTemplate(template: unknown): StatusCause[] {
+  if (!isObj(template)) return [required('spec.template', '')];
+  const meta = objAt(template, 'metadata') ?? {};
+  const podSpec = objAt(template, 'spec') ?? {};
+  const causes = [...validateLabels(meta.labels, 'spec.template.labels'), ...validateAnnotations(meta.annotations, 'spec.template.annotations')];
+  if (podSpec.restartPolicy !== 'Always') causes.push(notSupported('spec.template.spec.restartPolicy', podSpec.restartPolicy ?? '', ['Always']));
+  if (podSpec.activeDeadlineSeconds !== undefined && podSpec.activeDeadlineSeconds !== null) {
+    causes.push(forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in StatefulSet is not Supported'));
+  }
   return causes;
 }
 

@@ -5,6 +5,7 @@ import { invalid } from '../../validation/field-errors';
 import { isValidIP } from '../../validation/names';
 import { age, ageColumn, column, nameColumn } from '../table-format';
 import { arrAt, isObj, objAt, path, str } from '../util';
+import { nodeConnectSubresources } from './connect-subresources';
 
 const ROLE_PREFIX = 'node-role.kubernetes.io/';
 
@@ -101,5 +102,6 @@ export function nodeKind(): KindDefinition {
       },
     },
     defaultGarbageCollectionPolicy: 'Background',
+    subresources: nodeConnectSubresources(),
   };
 }

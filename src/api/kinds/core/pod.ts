@@ -7,6 +7,7 @@ import { arrAt, ensureObj, isObj, objAt, str } from '../util';
 import type { Obj } from '../util';
 import { podTable } from './pod-table';
 import { validatePodUpdate } from './pod-update';
+import { podConnectSubresources } from './connect-subresources';
 
 /** kube's qos.GetPodQOS for the common resources (cpu and memory) */
 export function podQOSClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
@@ -101,10 +102,17 @@ export function podKind(): KindDefinition {
       };
     },
     table: podTable,
+    // kube's podStrategy.CheckGracefulDelete: a pod no node runs (not bound, or already Succeeded or
+    // Failed) has no agent to finish a graceful deletion, so it goes at once whatever grace was
+    // asked; a bound running pod waits spec.terminationGracePeriodSeconds (nil: 0) for its agent.
     deleteGracePeriod(obj) {
-      const grace = objAt(obj, 'spec')?.terminationGracePeriodSeconds;
-      return typeof grace === 'number' ? grace : 30;
+      const spec = objAt(obj, 'spec') ?? {};
+      const phase = objAt(obj, 'status')?.phase;
+      if (typeof spec.nodeName !== 'string' || spec.nodeName === '' || phase === 'Succeeded' || phase === 'Failed') return undefined;
+      const grace = spec.terminationGracePeriodSeconds;
+      return typeof grace === 'number' ? grace : 0;
     },
     defaultGarbageCollectionPolicy: 'Background',
+    subresources: podConnectSubresources(),
   };
 }

@@ -8,6 +8,7 @@ import { age, ageColumn, column, formatLabels, nameColumn } from '../table-forma
 import { arrAt, ensureObj, isObj, objAt, str } from '../util';
 import type { Obj } from '../util';
 import { allocateOnCreate, keepAllocatedOnUpdate } from './service-allocation';
+import { serviceConnectSubresources } from './connect-subresources';
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
@@ -179,5 +180,6 @@ export function serviceKind(): KindDefinition {
       },
     },
     defaultGarbageCollectionPolicy: 'Background',
+    subresources: serviceConnectSubresources(),
   };
 }
