@@ -25,6 +25,7 @@ import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
 import { rbacKinds } from './rbac/index';
+import { admissionRegistrationKinds } from './admissionregistration/index';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -55,5 +56,6 @@ export function builtinKinds(): KindDefinition[] {
     // events.k8s.io/v1
     eventsV1Kind(),
     ...rbacKinds(),
+    ...admissionRegistrationKinds(),
   ];
 }
