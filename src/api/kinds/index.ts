@@ -26,6 +26,7 @@ import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
 import { rbacKinds } from './rbac/index';
 import { admissionRegistrationKinds } from './admissionregistration/index';
+import { certificatesKinds } from './certificates/index';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -57,5 +58,6 @@ export function builtinKinds(): KindDefinition[] {
     eventsV1Kind(),
     ...rbacKinds(),
     ...admissionRegistrationKinds(),
+    ...certificatesKinds(),
   ];
 }
