@@ -13,11 +13,13 @@ import { isObj, str } from '../util';
 export const RBAC_GROUP = 'rbac.authorization.k8s.io';
 export const SUBJECT_KINDS = ['ServiceAccount', 'User', 'Group'] as const;
 
-/** SetDefaults_Subject of v1 and v1beta1: users and groups belong to the RBAC group */
+/**
+ * SetDefaults_Subject of v1 and v1beta1: users and groups belong to the RBAC group (service
+ * accounts get the core group "", which JSON leaves out)
+ */
 export function defaultSubjectGroup(subject: Obj): void {
   if (str(subject.apiGroup) !== '') return;
   if (subject.kind === 'User' || subject.kind === 'Group') subject.apiGroup = RBAC_GROUP;
-  else if (subject.kind === 'ServiceAccount') subject.apiGroup = '';
 }
 
 /** kube's ValidateRoleBindingSubject (on the internal form, whose group field is apiGroup) */
