@@ -16,6 +16,10 @@ import { appsDefinitions } from './definitions/apps';
 import { batchDefinitions } from './definitions/batch';
 import { coordinationEventsDefinitions } from './definitions/coordination-events';
 import { autoscalingAuthorizationDefinitions } from './definitions/autoscaling-authorization';
+import { rbacDefinitions } from './definitions/rbac';
+import { admissionRegistrationDefinitions } from './definitions/admissionregistration';
+import { certificatesDefinitions } from './definitions/certificates';
+import { authenticationReviewDefinitions } from './definitions/authentication-reviews';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -34,6 +38,10 @@ const PARTS: Definitions[] = [
   batchDefinitions,
   coordinationEventsDefinitions,
   autoscalingAuthorizationDefinitions,
+  rbacDefinitions,
+  admissionRegistrationDefinitions,
+  certificatesDefinitions,
+  authenticationReviewDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

@@ -3,7 +3,8 @@
  * they are ensured at start.
  */
 import type { BootstrapObject } from '../bootstrap-objects';
+import { rbacBootstrapObjects } from './rbac/bootstrap/index';
 
 export function builtinBootstrapObjects(): BootstrapObject[] {
-  return [];
+  return [...rbacBootstrapObjects()];
 }

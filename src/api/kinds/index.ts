@@ -24,6 +24,9 @@ import { secretKind } from './core/secret';
 import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
+import { rbacKinds } from './rbac/index';
+import { admissionRegistrationKinds } from './admissionregistration/index';
+import { certificatesKinds } from './certificates/index';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -53,5 +56,8 @@ export function builtinKinds(): KindDefinition[] {
     leaseKind(),
     // events.k8s.io/v1
     eventsV1Kind(),
+    ...rbacKinds(),
+    ...admissionRegistrationKinds(),
+    ...certificatesKinds(),
   ];
 }

@@ -66,3 +66,10 @@ export function statusOf(decision: Decision): Obj {
   if (decision.evaluationError) status.evaluationError = decision.evaluationError;
   return status;
 }
+
+/** a v1beta1 SubjectAccessReviewSpec (which names the groups `group`) in the v1 form */
+export function specAsV1(spec: Obj, version: string): Obj {
+  if (version !== 'v1beta1') return spec;
+  const { group, ...rest } = spec;
+  return group === undefined ? rest : { ...rest, groups: group };
+}

@@ -45,13 +45,36 @@ export interface Decision {
   evaluationError?: string;
 }
 
+/** the rules a user has in a namespace (kube's authorizer.RuleResolver answer) */
+export interface RulesResult {
+  resourceRules: Array<{ verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }>;
+  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs?: string[] }>;
+  /** true when the list may miss rules (an authorizer that cannot enumerate them, e.g. a webhook) */
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
 export interface Authorizer {
   authorize(attributes: AuthorizationAttributes): Promise<Decision>;
+  /**
+   * what `user` may do in `namespace` (SelfSubjectRulesReview); authorizers that cannot list their
+   * rules leave it out and the review answers incomplete, as kube's webhook authorizer does
+   */
+  rulesFor?(user: UserInfo | undefined, namespace: string): Promise<RulesResult>;
 }
 
 /** kube's AlwaysAllow authorization mode: every request is allowed, with no reason given */
 export class AlwaysAllowAuthorizer implements Authorizer {
   async authorize(): Promise<Decision> {
     return { allowed: true };
+  }
+
+  /** kube's alwaysAllowAuthorizer.RulesFor: `*` on every resource and every path, complete */
+  async rulesFor(): Promise<RulesResult> {
+    return {
+      resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+      nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      incomplete: false,
+    };
   }
 }

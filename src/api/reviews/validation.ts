@@ -8,7 +8,7 @@ import type { StatusCause } from '../errors';
 import type { KubeObject } from '../kind';
 import { isObj } from '../kinds/util';
 import { invalid } from '../validation/field-errors';
-import type { ReviewKindName } from './kinds';
+import type { AccessReviewKindName } from './kinds';
 
 /** a pointer field in Go: absent and null are nil, anything else (even `{}`) is set */
 function isSet(v: unknown): boolean {
@@ -72,7 +72,7 @@ function metadataCause(meta: Record<string, unknown>, exceptNamespace: boolean):
  * the problems of a review object of the given kind (empty = valid). For LocalSubjectAccessReview,
  * metadata.namespace must already be filled from the request, as kube's create handler does first.
  */
-export function validateReview(kind: ReviewKindName, obj: KubeObject): StatusCause[] {
+export function validateReview(kind: AccessReviewKindName, obj: KubeObject): StatusCause[] {
   const spec = isObj(obj.spec) ? obj.spec : {};
   const meta = isObj(obj.metadata) ? obj.metadata : {};
   const causes = validateAttributes(spec);

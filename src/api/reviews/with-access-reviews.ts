@@ -1,8 +1,10 @@
 /**
- * withAccessReviews: a Registry decorator that answers the access review kinds (see kinds.ts) in
- * memory from an Authorizer, as kube's review REST endpoints do, and passes every other kind through
- * untouched. Creating a review runs the decoder's checks, kube's validation, asks the authorizer,
- * and returns the review with its status (201, never stored); any other verb on a review is 405.
+ * withAccessReviews: a Registry decorator that answers the review kinds (see kinds.ts) in memory,
+ * as kube's review REST endpoints do, and passes every other kind through untouched. Creating an
+ * access review runs the decoder's checks, kube's validation, asks the authorizer, and returns the
+ * review with its status (201, never stored); SelfSubjectRulesReview asks the authorizer for the
+ * caller's rules, TokenReview the token authenticator, SelfSubjectReview the user provider. Any
+ * other verb on a review is 405.
  */
 import { ApiError, errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
@@ -10,9 +12,12 @@ import { isObj } from '../kinds/util';
 import { apiVersionOf } from '../scheme';
 import type { Registry, Target, WriteOptions, WriteResult } from '../registry/types';
 import type { Definitions } from '../../schema/types';
-import { attributesOf, statusOf, subjectOf } from './attributes';
+import { attributesOf, specAsV1, statusOf, subjectOf } from './attributes';
+import type { RequestUserProvider, TokenAuthenticator } from './authenticator';
+import { FixedUserProvider } from './authenticator';
 import type { Authorizer, Decision } from './authorizer';
-import { REVIEW_KINDS, reviewResourceOf } from './kinds';
+import { answerRulesReview, answerSelfSubjectReview, answerTokenReview } from './identity-reviews';
+import { reviewKindOf } from './kinds';
 import { ReviewSchema } from './review-schema';
 import { validateReview } from './validation';
 
@@ -21,6 +26,12 @@ export interface AccessReviewsOptions {
   authorizer: Authorizer;
   /** schema definitions for the decoder's type and unknown-field checks of review bodies; skipped when absent */
   definitions?: Definitions;
+  /** answers TokenReviews; without one they come back unanswered, as kube's do */
+  tokenAuthenticator?: TokenAuthenticator;
+  /** the audiences of TokenReviews that name none (kube's --api-audiences) */
+  apiAudiences?: string[];
+  /** the caller of self reviews; default: the admin client certificate's user */
+  users?: RequestUserProvider;
 }
 
 /** kube's NewMethodNotSupported for a review resource, as the HTTP layer words it too */
@@ -35,10 +46,16 @@ function notSupported(kind: KindDefinition, verb: string): ApiError {
 class AccessReviews {
   readonly #authorizer: Authorizer;
   readonly #schema: ReviewSchema | undefined;
+  readonly #tokenAuthenticator: TokenAuthenticator | undefined;
+  readonly #apiAudiences: string[];
+  readonly #users: RequestUserProvider;
 
   constructor(opts: AccessReviewsOptions) {
     this.#authorizer = opts.authorizer;
     this.#schema = opts.definitions ? new ReviewSchema(opts.definitions) : undefined;
+    this.#tokenAuthenticator = opts.tokenAuthenticator;
+    this.#apiAudiences = opts.apiAudiences ?? [];
+    this.#users = opts.users ?? new FixedUserProvider();
   }
 
   async create(target: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
@@ -46,8 +63,7 @@ class AccessReviews {
     const obj = this.#decode(kind, body);
     const warnings = this.#schema?.check(kind, obj, options) ?? [];
     const meta = obj.metadata as Record<string, unknown>;
-    const resource = reviewResourceOf(kind)!;
-    const kindName = REVIEW_KINDS[resource];
+    const kindName = reviewKindOf(kind)!;
 
     // kube's create handler fills an unset namespace from the URL and refuses another one
     const requestNamespace = kind.namespaced ? (target.namespace ?? '') : '';
@@ -58,16 +74,20 @@ class AccessReviews {
       else throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
 
-    const causes = validateReview(kindName, obj);
+    const answered = await this.#answerOther(kindName, obj);
+    if (answered) return warnings.length > 0 ? { object: answered, created: true, warnings } : { object: answered, created: true };
+
+    // validation and the authorizer read the v1 form of the spec (v1beta1 names the groups `group`)
+    const asV1 = { ...obj, spec: specAsV1(obj.spec as Record<string, unknown>, kind.version) };
+    const causes = validateReview(kindName as 'SelfSubjectAccessReview', asV1);
     if (causes.length > 0) throw errors.invalid(kindName, kind.group, '', causes);
     if (kind.namespaced && requestNamespace === '') throw errors.badRequest(`namespace is required on this type: ${requestNamespace}`);
 
     const spec = obj.spec as Record<string, unknown>;
-    // a SelfSubjectAccessReview is about the caller, whom the registry seam does not carry yet
-    const user = kindName === 'SelfSubjectAccessReview' ? undefined : subjectOf(spec);
+    const user = kindName === 'SelfSubjectAccessReview' ? this.#users.currentUser() : subjectOf(asV1.spec);
     let decision: Decision;
     try {
-      decision = await this.#authorizer.authorize(attributesOf(spec, user));
+      decision = await this.#authorizer.authorize(attributesOf(asV1.spec, user));
     } catch (err) {
       // kube reports an authorizer failure in the review, not as a failed request
       decision = { allowed: false, evaluationError: err instanceof Error ? err.message : String(err) };
@@ -76,6 +96,20 @@ class AccessReviews {
     delete meta.managedFields;
     const object: KubeObject = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: meta, spec, status: statusOf(decision) };
     return warnings.length > 0 ? { object, created: true, warnings } : { object, created: true };
+  }
+
+  /** the answer of a review that is not an access review, or undefined for an access review */
+  async #answerOther(kindName: string, obj: KubeObject): Promise<KubeObject | undefined> {
+    switch (kindName) {
+      case 'TokenReview':
+        return answerTokenReview(obj, this.#tokenAuthenticator, this.#apiAudiences);
+      case 'SelfSubjectReview':
+        return answerSelfSubjectReview(obj, this.#users.currentUser());
+      case 'SelfSubjectRulesReview':
+        return answerRulesReview(obj, this.#authorizer, this.#users.currentUser());
+      default:
+        return undefined;
+    }
   }
 
   /** the body as a review object: an object of the review's apiVersion and kind, with metadata and spec */
@@ -105,7 +139,7 @@ class AccessReviews {
  */
 export function withAccessReviews<R extends Registry>(registry: R, opts: AccessReviewsOptions): R {
   const reviews = new AccessReviews(opts);
-  const isReview = (t: Target): boolean => reviewResourceOf(t.kind) !== undefined;
+  const isReview = (t: Target): boolean => reviewKindOf(t.kind) !== undefined;
   const refuse = (t: Target, verb: string): Promise<never> => Promise.reject(notSupported(t.kind, verb));
   const verbs: Registry = {
     get: (t, o) => (isReview(t) ? refuse(t, 'get') : registry.get(t, o)),

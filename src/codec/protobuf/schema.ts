@@ -120,7 +120,8 @@ export function loadProtoSchema(dir = defaultProtoDir()): ProtoSchema {
       const fp: FieldPlan = {
         id: f.id,
         index: plan.fields.length,
-        name: f.name,
+        // kube names a few fields differently in proto and JSON (admissionregistration's `Webhooks`)
+        name: typeof f.options?.json_name === 'string' ? f.options.json_name : f.name,
         repeated: f.repeated && !isMap,
         map: isMap,
         go: presence(f),

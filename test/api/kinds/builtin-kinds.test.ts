@@ -14,6 +14,9 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['batch', ['v1', 'v1beta1']],
       ['coordination.k8s.io', ['v1']],
       ['events.k8s.io', ['v1']],
+      ['rbac.authorization.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
+      ['admissionregistration.k8s.io', ['v1', 'v1beta1']],
+      ['certificates.k8s.io', ['v1', 'v1beta1']],
     ],
   );
   t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 2);
@@ -44,6 +47,24 @@ t.test("names, short names and categories are kube's", async (t) => {
     'batch/v1beta1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
     'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
+    'rbac.authorization.k8s.io/v1/clusterrolebindings': ['ClusterRoleBinding', 'ClusterRoleBindingList', 'clusterrolebinding', false, [], []],
+    'rbac.authorization.k8s.io/v1/clusterroles': ['ClusterRole', 'ClusterRoleList', 'clusterrole', false, [], []],
+    'rbac.authorization.k8s.io/v1/rolebindings': ['RoleBinding', 'RoleBindingList', 'rolebinding', true, [], []],
+    'rbac.authorization.k8s.io/v1/roles': ['Role', 'RoleList', 'role', true, [], []],
+    'rbac.authorization.k8s.io/v1beta1/clusterrolebindings': ['ClusterRoleBinding', 'ClusterRoleBindingList', 'clusterrolebinding', false, [], []],
+    'rbac.authorization.k8s.io/v1beta1/clusterroles': ['ClusterRole', 'ClusterRoleList', 'clusterrole', false, [], []],
+    'rbac.authorization.k8s.io/v1beta1/rolebindings': ['RoleBinding', 'RoleBindingList', 'rolebinding', true, [], []],
+    'rbac.authorization.k8s.io/v1beta1/roles': ['Role', 'RoleList', 'role', true, [], []],
+    'rbac.authorization.k8s.io/v1alpha1/clusterrolebindings': ['ClusterRoleBinding', 'ClusterRoleBindingList', 'clusterrolebinding', false, [], []],
+    'rbac.authorization.k8s.io/v1alpha1/clusterroles': ['ClusterRole', 'ClusterRoleList', 'clusterrole', false, [], []],
+    'rbac.authorization.k8s.io/v1alpha1/rolebindings': ['RoleBinding', 'RoleBindingList', 'rolebinding', true, [], []],
+    'rbac.authorization.k8s.io/v1alpha1/roles': ['Role', 'RoleList', 'role', true, [], []],
+    'admissionregistration.k8s.io/v1/mutatingwebhookconfigurations': ['MutatingWebhookConfiguration', 'MutatingWebhookConfigurationList', 'mutatingwebhookconfiguration', false, [], ['api-extensions']],
+    'admissionregistration.k8s.io/v1/validatingwebhookconfigurations': ['ValidatingWebhookConfiguration', 'ValidatingWebhookConfigurationList', 'validatingwebhookconfiguration', false, [], ['api-extensions']],
+    'admissionregistration.k8s.io/v1beta1/mutatingwebhookconfigurations': ['MutatingWebhookConfiguration', 'MutatingWebhookConfigurationList', 'mutatingwebhookconfiguration', false, [], ['api-extensions']],
+    'admissionregistration.k8s.io/v1beta1/validatingwebhookconfigurations': ['ValidatingWebhookConfiguration', 'ValidatingWebhookConfigurationList', 'validatingwebhookconfiguration', false, [], ['api-extensions']],
+    'certificates.k8s.io/v1/certificatesigningrequests': ['CertificateSigningRequest', 'CertificateSigningRequestList', 'certificatesigningrequest', false, ['csr'], []],
+    'certificates.k8s.io/v1beta1/certificatesigningrequests': ['CertificateSigningRequest', 'CertificateSigningRequestList', 'certificatesigningrequest', false, ['csr'], []],
   });
 });
 
@@ -51,13 +72,17 @@ t.test('generation, status and scale follow kube', async (t) => {
   const kinds = builtinKinds();
   t.same(kinds.filter((k) => k.tracksGeneration).map((k) => `${k.resource}.${k.version}`), [
     'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1',
+    // kube's webhook configuration strategies bump generation when the webhooks change
+    'mutatingwebhookconfigurations.v1', 'validatingwebhookconfigurations.v1', 'mutatingwebhookconfigurations.v1beta1', 'validatingwebhookconfigurations.v1beta1',
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
     'namespaces', 'pods', 'nodes', 'services', 'resourcequotas', 'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'certificatesigningrequests', 'certificatesigningrequests',
   ]);
   t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['deployments', 'replicasets', 'statefulsets']);
   for (const k of kinds) {
-    const group = k.group === '' ? 'core' : k.group.replace(/\.k8s\.io$/, '');
+    // kube's definition names use the short group: core, apps, events, rbac (not rbac.authorization)
+    const group = k.group === '' ? 'core' : k.group === 'rbac.authorization.k8s.io' ? 'rbac' : k.group.replace(/\.k8s\.io$/, '');
     t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
     if (k.table) t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);
   }

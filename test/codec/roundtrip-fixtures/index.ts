@@ -2,6 +2,11 @@
  * Round-trip fixtures of the groups added after the first 21 kinds, one file per group, merged
  * here: one realistic object per served kind, keyed by `apiVersion/Kind` (test/codec/roundtrip.test.ts).
  */
+import { admissionRegistrationFixtures } from './admissionregistration';
+import { certificatesFixtures } from './certificates';
+import { rbacFixtures } from './rbac';
+import { reviewFixtures } from './reviews';
+
 export type Fixtures = Record<string, Record<string, unknown>>;
 
 /** the shared metadata of fixtures: the values kube keeps in every field of ObjectMeta */
@@ -16,4 +21,8 @@ export const fixtureMeta = (name: string, namespace?: string) => ({
 });
 
 export const groupFixtures: Fixtures = {
+  ...rbacFixtures,
+  ...admissionRegistrationFixtures,
+  ...certificatesFixtures,
+  ...reviewFixtures,
 };

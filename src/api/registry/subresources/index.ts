@@ -5,11 +5,14 @@
 import { errors } from '../../errors';
 import type { KindDefinition, SubresourceDefinition } from '../../kind';
 import type { SubresourceHandler } from './types';
+import { csrApprovalHandler } from '../../kinds/certificates/approval';
 
 export type { SubresourceHandler } from './types';
 export { partialSubresource } from './partial';
 
-const HANDLERS: Record<string, SubresourceHandler> = {};
+const HANDLERS: Record<string, SubresourceHandler> = {
+  'certificates.k8s.io/certificatesigningrequests/approval': csrApprovalHandler(),
+};
 
 /** the declaration and handler of `name` on `kind`, or 404 */
 export function subresourceHandler(kind: KindDefinition, name: string): { declared: SubresourceDefinition; handler: SubresourceHandler } {
