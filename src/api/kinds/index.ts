@@ -15,6 +15,12 @@ import { leaseKind } from './coordination/lease';
 import { configMapKind } from './core/configmap';
 import { endpointsKind } from './core/endpoints';
 import { coreEventKind } from './core/event';
+import { bindingKind } from './core/binding';
+import { componentStatusKind } from './core/componentstatus';
+import { persistentVolumeKind } from './core/persistentvolume';
+import { persistentVolumeClaimKind } from './core/persistentvolumeclaim';
+import { podTemplateKind } from './core/podtemplate';
+import { replicationControllerKind } from './core/replicationcontroller';
 import { limitRangeKind } from './core/limitrange';
 import { namespaceKind } from './core/namespace';
 import { nodeKind } from './core/node';
@@ -24,6 +30,7 @@ import { secretKind } from './core/secret';
 import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
+import { policyKinds } from './policy';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -39,6 +46,12 @@ export function builtinKinds(): KindDefinition[] {
     endpointsKind(),
     limitRangeKind(),
     resourceQuotaKind(),
+    persistentVolumeKind(),
+    persistentVolumeClaimKind(),
+    replicationControllerKind(),
+    podTemplateKind(),
+    componentStatusKind(),
+    bindingKind(),
     // apps/v1
     deploymentKind(),
     daemonSetKind(),
@@ -49,6 +62,8 @@ export function builtinKinds(): KindDefinition[] {
     jobKind(),
     cronJobKind('v1'),
     cronJobKind('v1beta1'),
+    // policy/v1 and policy/v1beta1
+    ...policyKinds(),
     // coordination.k8s.io/v1
     leaseKind(),
     // events.k8s.io/v1

@@ -5,11 +5,18 @@
 import { errors } from '../../errors';
 import type { KindDefinition, SubresourceDefinition } from '../../kind';
 import type { SubresourceHandler } from './types';
+import { podBinding } from './pod-binding';
+import { podEphemeralContainers } from './pod-ephemeral-containers';
+import { podEviction } from './pod-eviction';
 
 export type { SubresourceHandler } from './types';
 export { partialSubresource } from './partial';
 
-const HANDLERS: Record<string, SubresourceHandler> = {};
+const HANDLERS: Record<string, SubresourceHandler> = {
+  '/pods/binding': podBinding,
+  '/pods/eviction': podEviction,
+  '/pods/ephemeralcontainers': podEphemeralContainers,
+};
 
 /** the declaration and handler of `name` on `kind`, or 404 */
 export function subresourceHandler(kind: KindDefinition, name: string): { declared: SubresourceDefinition; handler: SubresourceHandler } {
