@@ -55,7 +55,7 @@ export function withVirtualKinds<R extends Registry>(registry: R, opts: VirtualK
   const cs = (t: Target): boolean => isCore(t, 'componentstatuses');
   const verbs: Partial<Registry> = {
     get: (t, o) => (cs(t) ? getComponentStatus(probes, t.name ?? '') : registry.get(t, o)),
-    list: (t, o): Promise<KubeList> => (cs(t) ? listComponentStatuses(probes, selection(o)) : registry.list(t, o)),
+    list: async (t, o): Promise<KubeList> => (cs(t) ? listComponentStatuses(probes, selection(o)) : registry.list(t, o)),
     watch: (t, o, sink) => (cs(t) ? refuse(t, 'watch') : registry.watch(t, o, sink)),
     create: (t, body, o) => (isCore(t, 'bindings') ? createBinding(registry, scheme, t, body, o) : registry.create(t, body, o)),
   };

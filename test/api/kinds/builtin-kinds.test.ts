@@ -12,12 +12,14 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['', ['v1']],
       ['apps', ['v1']],
       ['batch', ['v1', 'v1beta1']],
+      ['policy', ['v1', 'v1beta1']],
       ['coordination.k8s.io', ['v1']],
       ['events.k8s.io', ['v1']],
     ],
   );
   t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 2);
   t.equal(scheme.sharingStorage(scheme.byResource('events.k8s.io', 'v1', 'events')!).length, 2);
+  t.equal(scheme.sharingStorage(scheme.byResource('policy', 'v1beta1', 'poddisruptionbudgets')!).length, 2);
 });
 
 t.test("names, short names and categories are kube's", async (t) => {
@@ -34,6 +36,12 @@ t.test("names, short names and categories are kube's", async (t) => {
     '/v1/endpoints': ['Endpoints', 'EndpointsList', 'endpoints', true, ['ep'], []],
     '/v1/limitranges': ['LimitRange', 'LimitRangeList', 'limitrange', true, ['limits'], []],
     '/v1/resourcequotas': ['ResourceQuota', 'ResourceQuotaList', 'resourcequota', true, ['quota'], []],
+    '/v1/persistentvolumes': ['PersistentVolume', 'PersistentVolumeList', 'persistentvolume', false, ['pv'], []],
+    '/v1/persistentvolumeclaims': ['PersistentVolumeClaim', 'PersistentVolumeClaimList', 'persistentvolumeclaim', true, ['pvc'], []],
+    '/v1/replicationcontrollers': ['ReplicationController', 'ReplicationControllerList', 'replicationcontroller', true, ['rc'], ['all']],
+    '/v1/podtemplates': ['PodTemplate', 'PodTemplateList', 'podtemplate', true, [], []],
+    '/v1/componentstatuses': ['ComponentStatus', 'ComponentStatusList', 'componentstatus', false, ['cs'], []],
+    '/v1/bindings': ['Binding', 'BindingList', 'binding', true, [], []],
     'apps/v1/deployments': ['Deployment', 'DeploymentList', 'deployment', true, ['deploy'], ['all']],
     'apps/v1/daemonsets': ['DaemonSet', 'DaemonSetList', 'daemonset', true, ['ds'], ['all']],
     'apps/v1/replicasets': ['ReplicaSet', 'ReplicaSetList', 'replicaset', true, ['rs'], ['all']],
@@ -42,6 +50,9 @@ t.test("names, short names and categories are kube's", async (t) => {
     'batch/v1/jobs': ['Job', 'JobList', 'job', true, [], ['all']],
     'batch/v1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
     'batch/v1beta1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
+    'policy/v1/poddisruptionbudgets': ['PodDisruptionBudget', 'PodDisruptionBudgetList', 'poddisruptionbudget', true, ['pdb'], []],
+    'policy/v1beta1/poddisruptionbudgets': ['PodDisruptionBudget', 'PodDisruptionBudgetList', 'poddisruptionbudget', true, ['pdb'], []],
+    'policy/v1beta1/podsecuritypolicies': ['PodSecurityPolicy', 'PodSecurityPolicyList', 'podsecuritypolicy', false, ['psp'], []],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
     'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
   });
@@ -50,12 +61,17 @@ t.test("names, short names and categories are kube's", async (t) => {
 t.test('generation, status and scale follow kube', async (t) => {
   const kinds = builtinKinds();
   t.same(kinds.filter((k) => k.tracksGeneration).map((k) => `${k.resource}.${k.version}`), [
+    'replicationcontrollers.v1', 'podtemplates.v1',
     'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1',
+    'poddisruptionbudgets.v1', 'poddisruptionbudgets.v1beta1',
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
-    'namespaces', 'pods', 'nodes', 'services', 'resourcequotas', 'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'namespaces', 'pods', 'nodes', 'services', 'resourcequotas',
+    'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers',
+    'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'poddisruptionbudgets', 'poddisruptionbudgets',
   ]);
-  t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['deployments', 'replicasets', 'statefulsets']);
+  t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['replicationcontrollers', 'deployments', 'replicasets', 'statefulsets']);
   for (const k of kinds) {
     const group = k.group === '' ? 'core' : k.group.replace(/\.k8s\.io$/, '');
     t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
