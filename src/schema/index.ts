@@ -12,6 +12,9 @@ import { coreStorageDefinitions } from './definitions/core-storage';
 import { coreServiceDefinitions } from './definitions/core-service';
 import { coreNodeDefinitions } from './definitions/core-node';
 import { coreConfigDefinitions } from './definitions/core-config';
+import { corePersistentVolumeDefinitions } from './definitions/core-persistent-volume';
+import { coreControllerDefinitions } from './definitions/core-controller';
+import { policyDefinitions } from './definitions/policy';
 import { appsDefinitions } from './definitions/apps';
 import { batchDefinitions } from './definitions/batch';
 import { coordinationEventsDefinitions } from './definitions/coordination-events';
@@ -34,6 +37,9 @@ const PARTS: Definitions[] = [
   coreServiceDefinitions,
   coreNodeDefinitions,
   coreConfigDefinitions,
+  corePersistentVolumeDefinitions,
+  coreControllerDefinitions,
+  policyDefinitions,
   appsDefinitions,
   batchDefinitions,
   coordinationEventsDefinitions,

@@ -7,11 +7,13 @@ import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
 import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { Scheme } from '../api/scheme';
+import { withVirtualKinds } from '../api/virtual/index';
 import { createApiServerApp } from '../http/app';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore } from '../storage/open';
+import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureServingPki } from './pki';
 import { versionInfo } from './version';
@@ -68,7 +70,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   try {
     const scheme = new Scheme([...builtinKinds(), ...accessReviewKinds()]);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
-    registry = withAccessReviews(createRegistry({
+    // componentstatuses and bindings are answered without storage (the probes are kube's defaults)
+    registry = withVirtualKinds(withAccessReviews(createRegistry({
         store,
         scheme,
         definitions,
@@ -79,7 +82,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       }), {
       authorizer: new AlwaysAllowAuthorizer(),
       definitions,
-    });
+    }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
 
     const api = createApiServerApp({

@@ -154,7 +154,8 @@ t.test('every served kind has a protobuf message and its list', async (t) => {
   for (const k of builtinKinds()) {
     const apiVersion = apiVersionOf(k);
     t.ok(codec.messageFor(apiVersion, k.kind), `${apiVersion} ${k.kind}`);
-    t.ok(codec.messageFor(apiVersion, k.listKind), `${apiVersion} ${k.listKind}`);
+    // kube has no list type for create-only kinds (there is no BindingList)
+    if ((k.verbs ?? ['list']).includes('list')) t.ok(codec.messageFor(apiVersion, k.listKind), `${apiVersion} ${k.listKind}`);
     t.ok(objects[`${apiVersion}/${k.kind}`], `a round-trip fixture for ${apiVersion} ${k.kind}`);
   }
 });

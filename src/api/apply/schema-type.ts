@@ -40,7 +40,10 @@ export class SchemaType {
 
   /** a map or struct replaced as a whole */
   get atomicMap(): boolean {
-    return this.#field?.['x-kubernetes-map-type'] === 'atomic' || this.#node?.['x-kubernetes-map-type'] === 'atomic';
+    // a field's own marker wins over its type's (PersistentVolumeSpec.claimRef is granular, ObjectReference atomic)
+    const own = this.#field?.['x-kubernetes-map-type'];
+    if (own) return own === 'atomic';
+    return this.#node?.['x-kubernetes-map-type'] === 'atomic';
   }
 
   /** the struct has a schema with named properties (not a string-keyed map) */

@@ -15,6 +15,12 @@ import { leaseKind } from './coordination/lease';
 import { configMapKind } from './core/configmap';
 import { endpointsKind } from './core/endpoints';
 import { coreEventKind } from './core/event';
+import { bindingKind } from './core/binding';
+import { componentStatusKind } from './core/componentstatus';
+import { persistentVolumeKind } from './core/persistentvolume';
+import { persistentVolumeClaimKind } from './core/persistentvolumeclaim';
+import { podTemplateKind } from './core/podtemplate';
+import { replicationControllerKind } from './core/replicationcontroller';
 import { limitRangeKind } from './core/limitrange';
 import { namespaceKind } from './core/namespace';
 import { nodeKind } from './core/node';
@@ -27,6 +33,7 @@ import { eventsV1Kind } from './events/event';
 import { rbacKinds } from './rbac/index';
 import { admissionRegistrationKinds } from './admissionregistration/index';
 import { certificatesKinds } from './certificates/index';
+import { policyKinds } from './policy';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -42,6 +49,12 @@ export function builtinKinds(): KindDefinition[] {
     endpointsKind(),
     limitRangeKind(),
     resourceQuotaKind(),
+    persistentVolumeKind(),
+    persistentVolumeClaimKind(),
+    replicationControllerKind(),
+    podTemplateKind(),
+    componentStatusKind(),
+    bindingKind(),
     // apps/v1
     deploymentKind(),
     daemonSetKind(),
@@ -52,6 +65,8 @@ export function builtinKinds(): KindDefinition[] {
     jobKind(),
     cronJobKind('v1'),
     cronJobKind('v1beta1'),
+    // policy/v1 and policy/v1beta1
+    ...policyKinds(),
     // coordination.k8s.io/v1
     leaseKind(),
     // events.k8s.io/v1

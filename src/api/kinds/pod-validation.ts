@@ -59,7 +59,8 @@ function validateEnv(env: unknown[], field: string): StatusCause[] {
   return causes;
 }
 
-function validateContainer(c: Obj, p: string, volumes: Set<string>): StatusCause[] {
+/** one container's own rules (image, policies, ports, env, mounts of known volumes); exported for ephemeral containers */
+export function validateContainer(c: Obj, p: string, volumes: Set<string>): StatusCause[] {
   const causes: StatusCause[] = [];
   const image = c.image;
   if (typeof image !== 'string' || image.length === 0) causes.push(required(`${p}.image`, ''));

@@ -12,6 +12,7 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['', ['v1']],
       ['apps', ['v1']],
       ['batch', ['v1', 'v1beta1']],
+      ['policy', ['v1', 'v1beta1']],
       ['coordination.k8s.io', ['v1']],
       ['events.k8s.io', ['v1']],
       ['rbac.authorization.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
@@ -21,6 +22,7 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
   );
   t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 2);
   t.equal(scheme.sharingStorage(scheme.byResource('events.k8s.io', 'v1', 'events')!).length, 2);
+  t.equal(scheme.sharingStorage(scheme.byResource('policy', 'v1beta1', 'poddisruptionbudgets')!).length, 2);
 });
 
 t.test("names, short names and categories are kube's", async (t) => {
@@ -37,6 +39,12 @@ t.test("names, short names and categories are kube's", async (t) => {
     '/v1/endpoints': ['Endpoints', 'EndpointsList', 'endpoints', true, ['ep'], []],
     '/v1/limitranges': ['LimitRange', 'LimitRangeList', 'limitrange', true, ['limits'], []],
     '/v1/resourcequotas': ['ResourceQuota', 'ResourceQuotaList', 'resourcequota', true, ['quota'], []],
+    '/v1/persistentvolumes': ['PersistentVolume', 'PersistentVolumeList', 'persistentvolume', false, ['pv'], []],
+    '/v1/persistentvolumeclaims': ['PersistentVolumeClaim', 'PersistentVolumeClaimList', 'persistentvolumeclaim', true, ['pvc'], []],
+    '/v1/replicationcontrollers': ['ReplicationController', 'ReplicationControllerList', 'replicationcontroller', true, ['rc'], ['all']],
+    '/v1/podtemplates': ['PodTemplate', 'PodTemplateList', 'podtemplate', true, [], []],
+    '/v1/componentstatuses': ['ComponentStatus', 'ComponentStatusList', 'componentstatus', false, ['cs'], []],
+    '/v1/bindings': ['Binding', 'BindingList', 'binding', true, [], []],
     'apps/v1/deployments': ['Deployment', 'DeploymentList', 'deployment', true, ['deploy'], ['all']],
     'apps/v1/daemonsets': ['DaemonSet', 'DaemonSetList', 'daemonset', true, ['ds'], ['all']],
     'apps/v1/replicasets': ['ReplicaSet', 'ReplicaSetList', 'replicaset', true, ['rs'], ['all']],
@@ -45,6 +53,9 @@ t.test("names, short names and categories are kube's", async (t) => {
     'batch/v1/jobs': ['Job', 'JobList', 'job', true, [], ['all']],
     'batch/v1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
     'batch/v1beta1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
+    'policy/v1/poddisruptionbudgets': ['PodDisruptionBudget', 'PodDisruptionBudgetList', 'poddisruptionbudget', true, ['pdb'], []],
+    'policy/v1beta1/poddisruptionbudgets': ['PodDisruptionBudget', 'PodDisruptionBudgetList', 'poddisruptionbudget', true, ['pdb'], []],
+    'policy/v1beta1/podsecuritypolicies': ['PodSecurityPolicy', 'PodSecurityPolicyList', 'podsecuritypolicy', false, ['psp'], []],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
     'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
     'rbac.authorization.k8s.io/v1/clusterrolebindings': ['ClusterRoleBinding', 'ClusterRoleBindingList', 'clusterrolebinding', false, [], []],
@@ -71,15 +82,20 @@ t.test("names, short names and categories are kube's", async (t) => {
 t.test('generation, status and scale follow kube', async (t) => {
   const kinds = builtinKinds();
   t.same(kinds.filter((k) => k.tracksGeneration).map((k) => `${k.resource}.${k.version}`), [
+    'replicationcontrollers.v1', 'podtemplates.v1',
     'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1',
+    'poddisruptionbudgets.v1', 'poddisruptionbudgets.v1beta1',
     // kube's webhook configuration strategies bump generation when the webhooks change
     'mutatingwebhookconfigurations.v1', 'validatingwebhookconfigurations.v1', 'mutatingwebhookconfigurations.v1beta1', 'validatingwebhookconfigurations.v1beta1',
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
-    'namespaces', 'pods', 'nodes', 'services', 'resourcequotas', 'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'namespaces', 'pods', 'nodes', 'services', 'resourcequotas',
+    'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers',
+    'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'poddisruptionbudgets', 'poddisruptionbudgets',
     'certificatesigningrequests', 'certificatesigningrequests',
   ]);
-  t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['deployments', 'replicasets', 'statefulsets']);
+  t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['replicationcontrollers', 'deployments', 'replicasets', 'statefulsets']);
   for (const k of kinds) {
     // kube's definition names use the short group: core, apps, events, rbac (not rbac.authorization)
     const group = k.group === '' ? 'core' : k.group === 'rbac.authorization.k8s.io' ? 'rbac' : k.group.replace(/\.k8s\.io$/, '');

@@ -6,6 +6,8 @@ import { admissionRegistrationFixtures } from './admissionregistration';
 import { certificatesFixtures } from './certificates';
 import { rbacFixtures } from './rbac';
 import { reviewFixtures } from './reviews';
+import { coreFixtures } from './core';
+import { policyFixtures } from './policy';
 
 export type Fixtures = Record<string, Record<string, unknown>>;
 
@@ -25,4 +27,6 @@ export const groupFixtures: Fixtures = {
   ...admissionRegistrationFixtures,
   ...certificatesFixtures,
   ...reviewFixtures,
+  ...coreFixtures,
+  ...policyFixtures,
 };

@@ -5,6 +5,7 @@ import { forbidden } from '../../validation/field-errors';
 import { defaultPodOnly, defaultPodSpec, POD_RESTART_POLICIES, validatePodSpec } from '../pod-template';
 import { arrAt, ensureObj, isObj, objAt, str } from '../util';
 import type { Obj } from '../util';
+import { podActionSubresources } from './pod-subresources';
 import { podTable } from './pod-table';
 import { validatePodUpdate } from './pod-update';
 import { podConnectSubresources } from './connect-subresources';
@@ -113,6 +114,6 @@ export function podKind(): KindDefinition {
       return typeof grace === 'number' ? grace : 0;
     },
     defaultGarbageCollectionPolicy: 'Background',
-    subresources: podConnectSubresources(),
+    subresources: [...podConnectSubresources(), ...podActionSubresources()],
   };
 }

@@ -6,12 +6,18 @@ import { errors } from '../../errors';
 import type { KindDefinition, SubresourceDefinition } from '../../kind';
 import type { SubresourceHandler } from './types';
 import { csrApprovalHandler } from '../../kinds/certificates/approval';
+import { podBinding } from './pod-binding';
+import { podEphemeralContainers } from './pod-ephemeral-containers';
+import { podEviction } from './pod-eviction';
 
 export type { SubresourceHandler } from './types';
 export { partialSubresource } from './partial';
 
 const HANDLERS: Record<string, SubresourceHandler> = {
   'certificates.k8s.io/certificatesigningrequests/approval': csrApprovalHandler(),
+  '/pods/binding': podBinding,
+  '/pods/eviction': podEviction,
+  '/pods/ephemeralcontainers': podEphemeralContainers,
 };
 
 /** the declaration and handler of `name` on `kind`, or 404 */

@@ -30,6 +30,11 @@ export interface PartialSubresourceOptions {
    * metadata is then the written one, with system fields carried from `old` (kube's update rules).
    */
   merge(written: KubeObject, old: KubeObject): KubeObject;
+  /**
+   * where the new metadata comes from: the written object (the default, as csrApprovalStrategy) or
+   * the stored one, keeping only the written resourceVersion and uid (podEphemeralContainersStrategy)
+   */
+  metadataFrom?: 'written' | 'stored';
   /** kube's validation of such an update (metadata rules are checked by the registry) */
   validate?(obj: KubeObject, old: KubeObject): StatusCause[];
 }
@@ -41,7 +46,7 @@ export function partialSubresource(o: PartialSubresourceOptions): SubresourceHan
     const next = o.merge(written, clone(old));
     next.apiVersion = old.apiVersion;
     next.kind = old.kind;
-    next.metadata = written.metadata;
+    next.metadata = o.metadataFrom === 'stored' ? { ...clone(old.metadata), resourceVersion: written.metadata?.resourceVersion, uid: written.metadata?.uid ?? old.metadata?.uid } : written.metadata;
     carryUpdateMeta(next, old);
     kind.strategy.defaults(next);
     const causes = [
