@@ -16,6 +16,11 @@ import { appsDefinitions } from './definitions/apps';
 import { batchDefinitions } from './definitions/batch';
 import { coordinationEventsDefinitions } from './definitions/coordination-events';
 import { autoscalingAuthorizationDefinitions } from './definitions/autoscaling-authorization';
+import { networkingDefinitions } from './definitions/networking';
+import { discoveryDefinitions } from './definitions/discovery';
+import { nodeSchedulingDefinitions } from './definitions/node-scheduling';
+import { storageDefinitions } from './definitions/storage';
+import { corePvPlaceholderDefinitions } from './definitions/core-pv-placeholder';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -34,6 +39,11 @@ const PARTS: Definitions[] = [
   batchDefinitions,
   coordinationEventsDefinitions,
   autoscalingAuthorizationDefinitions,
+  networkingDefinitions,
+  discoveryDefinitions,
+  nodeSchedulingDefinitions,
+  storageDefinitions,
+  corePvPlaceholderDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

@@ -120,7 +120,8 @@ export function loadProtoSchema(dir = defaultProtoDir()): ProtoSchema {
       const fp: FieldPlan = {
         id: f.id,
         index: plan.fields.length,
-        name: f.name,
+        // the JSON name: kube's proto names a few fields differently (aPIGroup for apiGroup); the generator writes json_name then
+        name: typeof f.options?.json_name === 'string' ? f.options.json_name : f.name,
         repeated: f.repeated && !isMap,
         map: isMap,
         go: presence(f),
