@@ -3,7 +3,10 @@
  * they are ensured at start.
  */
 import type { BootstrapObject } from '../bootstrap-objects';
+import { systemPriorityClassObjects } from './scheduling';
 
 export function builtinBootstrapObjects(): BootstrapObject[] {
-  return [];
+  return [
+    ...systemPriorityClassObjects(),
+  ];
 }

@@ -24,6 +24,11 @@ import { secretKind } from './core/secret';
 import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
+import { discoveryKinds } from './discovery';
+import { extensionsKinds, networkingKinds } from './networking';
+import { nodeKinds } from './node';
+import { schedulingKinds } from './scheduling';
+import { storageKinds } from './storage';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -39,6 +44,8 @@ export function builtinKinds(): KindDefinition[] {
     endpointsKind(),
     limitRangeKind(),
     resourceQuotaKind(),
+    // extensions/v1beta1 (Ingress only): second in kube's group order, as kube keeps it for kubectl
+    ...extensionsKinds(),
     // apps/v1
     deploymentKind(),
     daemonSetKind(),
@@ -49,8 +56,13 @@ export function builtinKinds(): KindDefinition[] {
     jobKind(),
     cronJobKind('v1'),
     cronJobKind('v1beta1'),
+    ...networkingKinds(),
+    ...storageKinds(),
+    ...schedulingKinds(),
     // coordination.k8s.io/v1
     leaseKind(),
+    ...nodeKinds(),
+    ...discoveryKinds(),
     // events.k8s.io/v1
     eventsV1Kind(),
   ];
