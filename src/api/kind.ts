@@ -159,6 +159,12 @@ export interface KindDefinition {
   table?: TableDefinition;
   /** default grace period in seconds for DELETE (pods: from spec.terminationGracePeriodSeconds); undefined = immediate */
   deleteGracePeriod?(obj: KubeObject): number | undefined;
+  /**
+   * why kube refuses a DELETE of the named object (a REST Delete override: the system
+   * PriorityClasses), or undefined; answered 403 Forbidden. A deletecollection is not checked, as
+   * kube's collection delete bypasses the override.
+   */
+  deleteForbidden?(name: string): string | undefined;
   /** 'Background' for everything in apps/v1 and most kinds; kube's per-kind default GC policy */
   defaultGarbageCollectionPolicy?: 'Background' | 'Orphan';
   /** subresources beyond status and scale */

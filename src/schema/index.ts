@@ -23,6 +23,10 @@ import { rbacDefinitions } from './definitions/rbac';
 import { admissionRegistrationDefinitions } from './definitions/admissionregistration';
 import { certificatesDefinitions } from './definitions/certificates';
 import { authenticationReviewDefinitions } from './definitions/authentication-reviews';
+import { networkingDefinitions } from './definitions/networking';
+import { discoveryDefinitions } from './definitions/discovery';
+import { nodeSchedulingDefinitions } from './definitions/node-scheduling';
+import { storageDefinitions } from './definitions/storage';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -48,6 +52,10 @@ const PARTS: Definitions[] = [
   admissionRegistrationDefinitions,
   certificatesDefinitions,
   authenticationReviewDefinitions,
+  networkingDefinitions,
+  discoveryDefinitions,
+  nodeSchedulingDefinitions,
+  storageDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

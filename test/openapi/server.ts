@@ -24,6 +24,9 @@ export async function startRealServer(): Promise<OpenApiTestServer> {
     version: testVersion,
   });
   const server = http.createServer(app.callback());
+  // as the real server (src/http/server.ts): Node's 5 s default closes a keep-alive connection while a
+  // test is still comparing a large document, and the next fetch on it fails with ECONNRESET
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -4,7 +4,8 @@
  */
 import type { BootstrapObject } from '../bootstrap-objects';
 import { rbacBootstrapObjects } from './rbac/bootstrap/index';
+import { systemPriorityClassObjects } from './scheduling';
 
 export function builtinBootstrapObjects(): BootstrapObject[] {
-  return [...rbacBootstrapObjects()];
+  return [...rbacBootstrapObjects(), ...systemPriorityClassObjects()];
 }

@@ -34,6 +34,11 @@ import { rbacKinds } from './rbac/index';
 import { admissionRegistrationKinds } from './admissionregistration/index';
 import { certificatesKinds } from './certificates/index';
 import { policyKinds } from './policy';
+import { discoveryKinds } from './discovery';
+import { extensionsKinds, networkingKinds } from './networking';
+import { nodeKinds } from './node';
+import { schedulingKinds } from './scheduling';
+import { storageKinds } from './storage';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -55,6 +60,8 @@ export function builtinKinds(): KindDefinition[] {
     podTemplateKind(),
     componentStatusKind(),
     bindingKind(),
+    // extensions/v1beta1 (Ingress only): second in kube's group order, as kube keeps it for kubectl
+    ...extensionsKinds(),
     // apps/v1
     deploymentKind(),
     daemonSetKind(),
@@ -67,8 +74,13 @@ export function builtinKinds(): KindDefinition[] {
     cronJobKind('v1beta1'),
     // policy/v1 and policy/v1beta1
     ...policyKinds(),
+    ...networkingKinds(),
+    ...storageKinds(),
+    ...schedulingKinds(),
     // coordination.k8s.io/v1
     leaseKind(),
+    ...nodeKinds(),
+    ...discoveryKinds(),
     // events.k8s.io/v1
     eventsV1Kind(),
     ...rbacKinds(),

@@ -21,6 +21,7 @@ import { timestamp } from './meta';
 import { translateError } from './storage-errors';
 import { checkDeletePreconditions, gcFinalizers, returnsDeletedObject, validateDeleteOptions } from './delete-options';
 import { deleteNamespace } from './namespace-finalizer';
+import { forbidden } from './namespace-lifecycle';
 
 const MAX_ATTEMPTS = 16;
 
@@ -97,6 +98,13 @@ async function writeDeletionState(ctx: RegistryContext, kind: KindDefinition, cu
   if (dryRun) return { ...current, obj: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(current.kv.modRevision) } } };
   const kv = await ctx.store.update(current.key, encodeForStorage(kind, obj), current.kv.modRevision);
   return { key: current.key, kv, obj: decodeStored(kind, kv.value, kv.modRevision) };
+}
+
+/** DELETE of one named object: the kind's refusals (KindDefinition.deleteForbidden), then deleteObject */
+export async function deleteNamed(ctx: RegistryContext, target: Target, options: DeleteOptions): Promise<DeleteResult> {
+  const why = target.kind.deleteForbidden?.(target.name ?? '');
+  if (why !== undefined) throw forbidden(target.kind, target.name ?? '', why);
+  return deleteObject(ctx, target, options);
 }
 
 export async function deleteObject(ctx: RegistryContext, target: Target, options: DeleteOptions): Promise<DeleteResult> {

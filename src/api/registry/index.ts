@@ -17,7 +17,7 @@ import { watch } from './watch';
 import { create } from './create';
 import { update } from './update';
 import { patch } from './patch';
-import { deleteObject } from './delete';
+import { deleteNamed } from './delete';
 import { deleteCollection } from './delete-collection';
 import { getStatus, patchStatus, updateStatus } from './status';
 import { getScale, patchScale, updateScale } from './scale';
@@ -107,7 +107,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     create: g((t, body, o) => create(ctx, t, body, o)),
     update: g((t, body, o) => update(ctx, t, body, o)),
     patch: g((t, type, body, o) => patch(ctx, t, type, body, o)),
-    delete: g((t, o) => deleteObject(ctx, t, o)),
+    delete: g((t, o) => deleteNamed(ctx, t, o)),
     deleteCollection: g((t, l, o) => deleteCollection(ctx, t, l, o)),
     getStatus: g((t, o) => getStatus(ctx, t, o)),
     updateStatus: g((t, body, o) => updateStatus(ctx, t, body, o)),

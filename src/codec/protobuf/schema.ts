@@ -120,7 +120,7 @@ export function loadProtoSchema(dir = defaultProtoDir()): ProtoSchema {
       const fp: FieldPlan = {
         id: f.id,
         index: plan.fields.length,
-        // kube names a few fields differently in proto and JSON (admissionregistration's `Webhooks`)
+        // the JSON name: kube's proto names a few fields differently (aPIGroup for apiGroup, admissionregistration's Webhooks); the generator writes json_name then
         name: typeof f.options?.json_name === 'string' ? f.options.json_name : f.name,
         repeated: f.repeated && !isMap,
         map: isMap,

@@ -10,10 +10,16 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
     scheme.groups().map((g) => [g.name, g.versions]),
     [
       ['', ['v1']],
+      ['extensions', ['v1beta1']],
       ['apps', ['v1']],
       ['batch', ['v1', 'v1beta1']],
       ['policy', ['v1', 'v1beta1']],
+      ['networking.k8s.io', ['v1', 'v1beta1']],
+      ['storage.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
+      ['scheduling.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
       ['coordination.k8s.io', ['v1']],
+      ['node.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
+      ['discovery.k8s.io', ['v1', 'v1beta1']],
       ['events.k8s.io', ['v1']],
       ['rbac.authorization.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
       ['admissionregistration.k8s.io', ['v1', 'v1beta1']],
@@ -23,6 +29,10 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
   t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 2);
   t.equal(scheme.sharingStorage(scheme.byResource('events.k8s.io', 'v1', 'events')!).length, 2);
   t.equal(scheme.sharingStorage(scheme.byResource('policy', 'v1beta1', 'poddisruptionbudgets')!).length, 2);
+  // Ingress: networking.k8s.io v1 and v1beta1 and extensions/v1beta1 share kube's one storage
+  t.equal(scheme.sharingStorage(scheme.byResource('extensions', 'v1beta1', 'ingresses')!).length, 3);
+  t.equal(scheme.sharingStorage(scheme.byResource('storage.k8s.io', 'v1alpha1', 'volumeattachments')!).length, 3);
+  t.equal(scheme.sharingStorage(scheme.byResource('node.k8s.io', 'v1alpha1', 'runtimeclasses')!).length, 3);
 });
 
 t.test("names, short names and categories are kube's", async (t) => {
@@ -56,7 +66,33 @@ t.test("names, short names and categories are kube's", async (t) => {
     'policy/v1/poddisruptionbudgets': ['PodDisruptionBudget', 'PodDisruptionBudgetList', 'poddisruptionbudget', true, ['pdb'], []],
     'policy/v1beta1/poddisruptionbudgets': ['PodDisruptionBudget', 'PodDisruptionBudgetList', 'poddisruptionbudget', true, ['pdb'], []],
     'policy/v1beta1/podsecuritypolicies': ['PodSecurityPolicy', 'PodSecurityPolicyList', 'podsecuritypolicy', false, ['psp'], []],
+    'extensions/v1beta1/ingresses': ['Ingress', 'IngressList', 'ingress', true, ['ing'], []],
+    'networking.k8s.io/v1/ingressclasses': ['IngressClass', 'IngressClassList', 'ingressclass', false, [], []],
+    'networking.k8s.io/v1/ingresses': ['Ingress', 'IngressList', 'ingress', true, ['ing'], []],
+    'networking.k8s.io/v1/networkpolicies': ['NetworkPolicy', 'NetworkPolicyList', 'networkpolicy', true, ['netpol'], []],
+    'networking.k8s.io/v1beta1/ingressclasses': ['IngressClass', 'IngressClassList', 'ingressclass', false, [], []],
+    'networking.k8s.io/v1beta1/ingresses': ['Ingress', 'IngressList', 'ingress', true, ['ing'], []],
+    'storage.k8s.io/v1/csidrivers': ['CSIDriver', 'CSIDriverList', 'csidriver', false, [], []],
+    'storage.k8s.io/v1/csinodes': ['CSINode', 'CSINodeList', 'csinode', false, [], []],
+    'storage.k8s.io/v1/csistoragecapacities': ['CSIStorageCapacity', 'CSIStorageCapacityList', 'csistoragecapacity', true, [], []],
+    'storage.k8s.io/v1/storageclasses': ['StorageClass', 'StorageClassList', 'storageclass', false, ['sc'], []],
+    'storage.k8s.io/v1/volumeattachments': ['VolumeAttachment', 'VolumeAttachmentList', 'volumeattachment', false, [], []],
+    'storage.k8s.io/v1beta1/csidrivers': ['CSIDriver', 'CSIDriverList', 'csidriver', false, [], []],
+    'storage.k8s.io/v1beta1/csinodes': ['CSINode', 'CSINodeList', 'csinode', false, [], []],
+    'storage.k8s.io/v1beta1/csistoragecapacities': ['CSIStorageCapacity', 'CSIStorageCapacityList', 'csistoragecapacity', true, [], []],
+    'storage.k8s.io/v1beta1/storageclasses': ['StorageClass', 'StorageClassList', 'storageclass', false, ['sc'], []],
+    'storage.k8s.io/v1beta1/volumeattachments': ['VolumeAttachment', 'VolumeAttachmentList', 'volumeattachment', false, [], []],
+    'storage.k8s.io/v1alpha1/csistoragecapacities': ['CSIStorageCapacity', 'CSIStorageCapacityList', 'csistoragecapacity', true, [], []],
+    'storage.k8s.io/v1alpha1/volumeattachments': ['VolumeAttachment', 'VolumeAttachmentList', 'volumeattachment', false, [], []],
+    'scheduling.k8s.io/v1/priorityclasses': ['PriorityClass', 'PriorityClassList', 'priorityclass', false, ['pc'], []],
+    'scheduling.k8s.io/v1beta1/priorityclasses': ['PriorityClass', 'PriorityClassList', 'priorityclass', false, ['pc'], []],
+    'scheduling.k8s.io/v1alpha1/priorityclasses': ['PriorityClass', 'PriorityClassList', 'priorityclass', false, ['pc'], []],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
+    'node.k8s.io/v1/runtimeclasses': ['RuntimeClass', 'RuntimeClassList', 'runtimeclass', false, [], []],
+    'node.k8s.io/v1beta1/runtimeclasses': ['RuntimeClass', 'RuntimeClassList', 'runtimeclass', false, [], []],
+    'node.k8s.io/v1alpha1/runtimeclasses': ['RuntimeClass', 'RuntimeClassList', 'runtimeclass', false, [], []],
+    'discovery.k8s.io/v1/endpointslices': ['EndpointSlice', 'EndpointSliceList', 'endpointslice', true, [], []],
+    'discovery.k8s.io/v1beta1/endpointslices': ['EndpointSlice', 'EndpointSliceList', 'endpointslice', true, [], []],
     'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
     'rbac.authorization.k8s.io/v1/clusterrolebindings': ['ClusterRoleBinding', 'ClusterRoleBindingList', 'clusterrolebinding', false, [], []],
     'rbac.authorization.k8s.io/v1/clusterroles': ['ClusterRole', 'ClusterRoleList', 'clusterrole', false, [], []],
@@ -82,17 +118,21 @@ t.test("names, short names and categories are kube's", async (t) => {
 t.test('generation, status and scale follow kube', async (t) => {
   const kinds = builtinKinds();
   t.same(kinds.filter((k) => k.tracksGeneration).map((k) => `${k.resource}.${k.version}`), [
-    'replicationcontrollers.v1', 'podtemplates.v1',
+    'replicationcontrollers.v1', 'podtemplates.v1', 'ingresses.v1beta1',
     'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1',
     'poddisruptionbudgets.v1', 'poddisruptionbudgets.v1beta1',
+    'ingressclasses.v1', 'ingresses.v1', 'networkpolicies.v1', 'ingressclasses.v1beta1', 'ingresses.v1beta1',
+    'endpointslices.v1', 'endpointslices.v1beta1',
     // kube's webhook configuration strategies bump generation when the webhooks change
     'mutatingwebhookconfigurations.v1', 'validatingwebhookconfigurations.v1', 'mutatingwebhookconfigurations.v1beta1', 'validatingwebhookconfigurations.v1beta1',
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
     'namespaces', 'pods', 'nodes', 'services', 'resourcequotas',
-    'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers',
+    'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers', 'ingresses',
     'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
     'poddisruptionbudgets', 'poddisruptionbudgets',
+    // kube 1.20 serves volumeattachments/status only in v1
+    'ingresses', 'ingresses', 'volumeattachments',
     'certificatesigningrequests', 'certificatesigningrequests',
   ]);
   t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['replicationcontrollers', 'deployments', 'replicasets', 'statefulsets']);
@@ -100,7 +140,8 @@ t.test('generation, status and scale follow kube', async (t) => {
     // kube's definition names use the short group: core, apps, events, rbac (not rbac.authorization)
     const group = k.group === '' ? 'core' : k.group === 'rbac.authorization.k8s.io' ? 'rbac' : k.group.replace(/\.k8s\.io$/, '');
     t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
-    if (k.table) t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);
+    // kube marks VolumeAttachment's Attacher column as a name too (kubectl decorates only the first one)
+    if (k.table && k.resource !== 'volumeattachments') t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);
   }
 });
 
