@@ -42,11 +42,11 @@ export const apiServerCommand: Command = Object.freeze({
       io.stderr(`Error: ${err.message}\nRun 'ballast apiserver --help' for usage.\n`);
       return 1;
     }
-    return serve(config);
+    return serve(config, io);
   },
 });
 
-async function serve(config: ApiServerConfig): Promise<number> {
+async function serve(config: ApiServerConfig, io: CliIo): Promise<number> {
   const logger = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
   if (config.ignoredFlags.length > 0) {
     logger.warn({ flags: config.ignoredFlags.map((f) => `--${f}`) }, 'These flags are accepted but have no effect yet');
@@ -89,6 +89,11 @@ async function serve(config: ApiServerConfig): Promise<number> {
     const { startApiServer } = await import('../server/apiserver');
     server = await startApiServer({ config, logger });
   } catch (err) {
+    // flags only the running server can check (--runtime-config against the served groups)
+    if (err instanceof FlagError) {
+      io.stderr(`Error: ${err.message}\n`);
+      return 1;
+    }
     logger.fatal({ err }, 'The API server could not start');
     return 1;
   }
