@@ -16,6 +16,10 @@ import { appsDefinitions } from './definitions/apps';
 import { batchDefinitions } from './definitions/batch';
 import { coordinationEventsDefinitions } from './definitions/coordination-events';
 import { autoscalingAuthorizationDefinitions } from './definitions/autoscaling-authorization';
+import { autoscalingHpaDefinitions } from './definitions/autoscaling-hpa';
+import { earlierVersionDefinitions } from './definitions/earlier-versions';
+import { flowcontrolDefinitions } from './definitions/flowcontrol';
+import { apiserverInternalDefinitions } from './definitions/apiserverinternal';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -34,6 +38,10 @@ const PARTS: Definitions[] = [
   batchDefinitions,
   coordinationEventsDefinitions,
   autoscalingAuthorizationDefinitions,
+  autoscalingHpaDefinitions,
+  earlierVersionDefinitions,
+  flowcontrolDefinitions,
+  apiserverInternalDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {
