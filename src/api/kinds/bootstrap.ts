@@ -3,7 +3,10 @@
  * they are ensured at start.
  */
 import type { BootstrapObject } from '../bootstrap-objects';
+import { flowcontrolBootstrapObjects } from './flowcontrol/index';
 
 export function builtinBootstrapObjects(): BootstrapObject[] {
-  return [];
+  return [
+    ...flowcontrolBootstrapObjects(),
+  ];
 }

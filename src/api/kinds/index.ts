@@ -9,6 +9,7 @@ import { daemonSetKind } from './apps/daemonset';
 import { deploymentKind } from './apps/deployment';
 import { replicaSetKind } from './apps/replicaset';
 import { statefulSetKind } from './apps/statefulset';
+import { autoscalingKinds } from './autoscaling/index';
 import { cronJobKind } from './batch/cronjob';
 import { jobKind } from './batch/job';
 import { leaseKind } from './coordination/lease';
@@ -24,6 +25,9 @@ import { secretKind } from './core/secret';
 import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
+import { eventsV1beta1Kind } from './events/event-v1beta1';
+import { flowcontrolKinds } from './flowcontrol/index';
+import { apiserverInternalKinds } from './apiserverinternal/index';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -45,13 +49,22 @@ export function builtinKinds(): KindDefinition[] {
     replicaSetKind(),
     statefulSetKind(),
     controllerRevisionKind(),
-    // batch/v1 and batch/v1beta1
+    // autoscaling/v2, v1, v2beta2, v2beta1
+    ...autoscalingKinds(),
+    // batch/v1, batch/v1beta1 and batch/v2alpha1
     jobKind(),
     cronJobKind('v1'),
     cronJobKind('v1beta1'),
-    // coordination.k8s.io/v1
+    cronJobKind('v2alpha1'),
+    // coordination.k8s.io/v1 and v1beta1
     leaseKind(),
-    // events.k8s.io/v1
+    leaseKind('v1beta1'),
+    // events.k8s.io/v1 and v1beta1
     eventsV1Kind(),
+    eventsV1beta1Kind(),
+    // flowcontrol.apiserver.k8s.io/v1, v1beta3, v1beta2, v1beta1, v1alpha1
+    ...flowcontrolKinds(),
+    // internal.apiserver.k8s.io/v1alpha1
+    ...apiserverInternalKinds(),
   ];
 }

@@ -5,7 +5,8 @@ import { addKind, int64, listMap, obj, ref, set, str, time } from '../dsl';
 const P = 'io.k8s.api.apiserverinternal.v1alpha1.';
 
 export const apiserverInternalDefinitions: Definitions = {
-  [`${P}StorageVersionSpec`]: obj('Empty: a StorageVersion has only status.', {}),
+  // an empty struct: kube's document gives it no properties at all
+  [`${P}StorageVersionSpec`]: { description: 'Empty: a StorageVersion has only status.', type: 'object' },
   [`${P}StorageVersionStatus`]: obj('The storage versions reported by the API servers.', {
     commonEncodingVersion: str('The encoding version every server agrees on; unset when they differ.'),
     conditions: listMap(ref(`${P}StorageVersionCondition`), ['type'], 'The latest observations of the storage version.'),

@@ -2,6 +2,10 @@
  * Round-trip fixtures of the groups added after the first 21 kinds, one file per group, merged
  * here: one realistic object per served kind, keyed by `apiVersion/Kind` (test/codec/roundtrip.test.ts).
  */
+import { autoscalingFixtures } from './autoscaling';
+import { earlierVersionFixtures } from './earlier-versions';
+import { flowcontrolFixtures } from './flowcontrol';
+
 export type Fixtures = Record<string, Record<string, unknown>>;
 
 /** the shared metadata of fixtures: the values kube keeps in every field of ObjectMeta */
@@ -16,4 +20,7 @@ export const fixtureMeta = (name: string, namespace?: string) => ({
 });
 
 export const groupFixtures: Fixtures = {
+  ...autoscalingFixtures,
+  ...flowcontrolFixtures,
+  ...earlierVersionFixtures,
 };
