@@ -5,6 +5,7 @@
  */
 import type { KindDefinition, KubeObject } from '../../kind';
 import type { HpaVersion } from './hpa-conversion';
+import { keepStatusAnnotations } from './hpa-annotations';
 import { hpaFromV2, hpaToV2 } from './hpa-conversion';
 import { defaultHpa } from './hpa-defaults';
 import { hpaTable } from './hpa-table';
@@ -35,6 +36,8 @@ export function horizontalPodAutoscalerKind(version: HpaVersion): KindDefinition
         // kube: create cannot set status
         obj.status = {};
       },
+      // v1 carries part of its status in annotations: they follow the kept status
+      ...(version === 'v1' ? { prepareForUpdate: keepStatusAnnotations } : {}),
       validate: (obj, old) => validateHpaV2(toV2(obj), old && toV2(old)),
       validateStatus: (obj) => validateHpaStatus(obj),
     },

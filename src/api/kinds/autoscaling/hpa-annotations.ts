@@ -33,6 +33,22 @@ export function dropRoundTripAnnotations(obj: KubeObject): void {
   if (Object.keys(meta.annotations).length === 0) delete meta.annotations;
 }
 
+/**
+ * For autoscaling/v1 updates of the main resource: the status annotations (current metrics,
+ * conditions) are taken from the stored object, as the registry takes status itself, so an update
+ * whose body lacks them (`kubectl replace` of a manifest) keeps the status kube would keep.
+ */
+export function keepStatusAnnotations(obj: KubeObject, old: KubeObject): void {
+  const before = annotationsOf(old);
+  for (const key of [METRIC_STATUSES_ANNOTATION, CONDITIONS_ANNOTATION]) {
+    if (before[key] !== undefined) setAnnotation(obj, key, before[key]);
+    else if (isObj(obj.metadata?.annotations)) {
+      delete obj.metadata.annotations[key];
+      if (Object.keys(obj.metadata.annotations).length === 0) delete obj.metadata.annotations;
+    }
+  }
+}
+
 /** set one annotation, creating the map */
 export function setAnnotation(obj: KubeObject, key: string, value: string): void {
   const meta = (obj.metadata ??= {});
