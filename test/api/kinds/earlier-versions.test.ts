@@ -103,4 +103,9 @@ t.test('internal.apiserver.k8s.io/v1alpha1 StorageVersion validation', async (t)
   const fresh: KubeObject = { apiVersion: 'internal.apiserver.k8s.io/v1alpha1', kind: 'StorageVersion', metadata: { name: 'apps.deployments' }, status: { commonEncodingVersion: 'x' } };
   t.same(create(sv, fresh), [], 'create starts with an empty status');
   t.same(fresh.status, {});
+  const now = new Date('2024-05-01T10:01:00Z');
+  t.same(sv.table!.columns.map((c) => c.name), ['Name', 'CommonEncodingVersion', 'StorageVersions', 'Age']);
+  t.same(sv.table!.cells({ metadata: { name: 'apps.deployments', creationTimestamp: '2024-05-01T10:00:00Z' }, status: {} }, now), ['apps.deployments', '<unset>', '<unset>', '60s']);
+  const four = ['a', 'b', 'c', 'd'].map((id) => ({ apiServerID: id, encodingVersion: 'apps/v1' }));
+  t.same(sv.table!.cells({ metadata: { name: 'x.y' }, status: { commonEncodingVersion: 'apps/v1', storageVersions: four } }, now).slice(1, 3), ['apps/v1', 'a=apps/v1,b=apps/v1,c=apps/v1 + 1 more...']);
 });

@@ -1,11 +1,13 @@
 /**
  * internal.apiserver.k8s.io/v1alpha1 StorageVersion (alpha: served only when --runtime-config turns
  * it on): cluster-scoped, an empty spec and a status subresource; creates start with an empty
- * status, as kube's strategy does, and kube's default table (it has no printer for it).
+ * status, as kube's strategy does; kube's table (COMMONENCODINGVERSION, STORAGEVERSIONS as
+ * `server=version`, at most three then `+ N more...`).
  */
 import type { KindDefinition } from '../../kind';
 import { invalid } from '../../validation/field-errors';
-import { ensureObj, str } from '../util';
+import { age, ageColumn, column, nameColumn } from '../table-format';
+import { arrAt, ensureObj, isObj, objAt, str } from '../util';
 import { storageVersionNameErrors, validateStorageVersionStatus } from './storageversion-validation';
 
 export function storageVersionKind(): KindDefinition {
@@ -43,6 +45,23 @@ export function storageVersionKind(): KindDefinition {
         return [...nameCauses, ...validateStorageVersionStatus(obj)];
       },
       validateStatus: (obj) => validateStorageVersionStatus(obj),
+    },
+    table: {
+      columns: [
+        nameColumn(),
+        column('CommonEncodingVersion', 'string', 'the encoding version every API server agrees on'),
+        column('StorageVersions', 'string', 'the encoding version of each API server'),
+        ageColumn(),
+      ],
+      cells(obj, now) {
+        const status = objAt(obj, 'status') ?? {};
+        const common = typeof status.commonEncodingVersion === 'string' ? status.commonEncodingVersion : '<unset>';
+        const versions = arrAt(status, 'storageVersions').filter(isObj).map((sv) => `${str(sv.apiServerID)}=${str(sv.encodingVersion)}`);
+        // kube's listWithMoreString
+        const shown = versions.slice(0, 3).join(',');
+        const cell = versions.length > 3 ? `${shown} + ${versions.length - 3} more...` : shown || '<unset>';
+        return [str(obj.metadata?.name), common, cell, age(obj, now)];
+      },
     },
     defaultGarbageCollectionPolicy: 'Background',
   };
