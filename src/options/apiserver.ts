@@ -61,6 +61,8 @@ export interface ApiServerConfig {
   readonly watchCache: { readonly enabled: boolean; readonly defaultSize: number; readonly sizes: ReadonlyMap<string, number> };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
+  /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
+  readonly runtimeConfig: Readonly<Record<string, string>>;
   /** flags given on the command line that Ballast parses but does not act on yet */
   readonly ignoredFlags: readonly string[];
 }
@@ -111,6 +113,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
+    runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),
     ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),
   });
 }

@@ -27,6 +27,10 @@ import { networkingDefinitions } from './definitions/networking';
 import { discoveryDefinitions } from './definitions/discovery';
 import { nodeSchedulingDefinitions } from './definitions/node-scheduling';
 import { storageDefinitions } from './definitions/storage';
+import { autoscalingHpaDefinitions } from './definitions/autoscaling-hpa';
+import { earlierVersionDefinitions } from './definitions/earlier-versions';
+import { flowcontrolDefinitions } from './definitions/flowcontrol';
+import { apiserverInternalDefinitions } from './definitions/apiserverinternal';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -56,6 +60,10 @@ const PARTS: Definitions[] = [
   discoveryDefinitions,
   nodeSchedulingDefinitions,
   storageDefinitions,
+  autoscalingHpaDefinitions,
+  earlierVersionDefinitions,
+  flowcontrolDefinitions,
+  apiserverInternalDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

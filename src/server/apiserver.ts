@@ -8,6 +8,8 @@ import { createRegistry } from '../api/registry/index';
 import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { Scheme } from '../api/scheme';
 import { withVirtualKinds } from '../api/virtual/index';
+import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
+import { FlagError } from '../options/types';
 import { createApiServerApp } from '../http/app';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
@@ -47,6 +49,7 @@ export const ADMIN_KUBECONFIG = 'admin.kubeconfig';
  */
 export async function startApiServer(opts: StartApiServerOptions): Promise<RunningApiServer> {
   const { config, logger } = opts;
+  const kinds = servedBuiltinKinds(config);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // One process per database, decided before anything is written: a second server on the same
   // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
@@ -68,7 +71,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
   try {
-    const scheme = new Scheme([...builtinKinds(), ...accessReviewKinds()]);
+    const scheme = new Scheme(kinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
     // componentstatuses and bindings are answered without storage (the probes are kube's defaults)
     registry = withVirtualKinds(withAccessReviews(createRegistry({
@@ -137,6 +140,19 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     compactor.stop();
     await store.close();
     lock.release();
+    throw err;
+  }
+}
+
+/**
+ * The built-in kinds --runtime-config leaves on (routes, discovery and OpenAPI follow the Scheme).
+ * Resolved before anything is opened, so a bad value stops the start at once as a flag error.
+ */
+function servedBuiltinKinds(config: ApiServerConfig) {
+  try {
+    return filterByRuntimeConfig([...builtinKinds(), ...accessReviewKinds()], config.runtimeConfig);
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;
   }
 }

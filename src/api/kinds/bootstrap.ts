@@ -5,7 +5,8 @@
 import type { BootstrapObject } from '../bootstrap-objects';
 import { rbacBootstrapObjects } from './rbac/bootstrap/index';
 import { systemPriorityClassObjects } from './scheduling';
+import { flowcontrolBootstrapObjects } from './flowcontrol/index';
 
 export function builtinBootstrapObjects(): BootstrapObject[] {
-  return [...rbacBootstrapObjects(), ...systemPriorityClassObjects()];
+  return [...rbacBootstrapObjects(), ...systemPriorityClassObjects(), ...flowcontrolBootstrapObjects()];
 }

@@ -9,6 +9,7 @@ import { daemonSetKind } from './apps/daemonset';
 import { deploymentKind } from './apps/deployment';
 import { replicaSetKind } from './apps/replicaset';
 import { statefulSetKind } from './apps/statefulset';
+import { autoscalingKinds } from './autoscaling/index';
 import { cronJobKind } from './batch/cronjob';
 import { jobKind } from './batch/job';
 import { leaseKind } from './coordination/lease';
@@ -39,6 +40,9 @@ import { extensionsKinds, networkingKinds } from './networking';
 import { nodeKinds } from './node';
 import { schedulingKinds } from './scheduling';
 import { storageKinds } from './storage';
+import { eventsV1beta1Kind } from './events/event-v1beta1';
+import { flowcontrolKinds } from './flowcontrol/index';
+import { apiserverInternalKinds } from './apiserverinternal/index';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -68,23 +72,32 @@ export function builtinKinds(): KindDefinition[] {
     replicaSetKind(),
     statefulSetKind(),
     controllerRevisionKind(),
-    // batch/v1 and batch/v1beta1
+    // autoscaling/v2, v1, v2beta2, v2beta1
+    ...autoscalingKinds(),
+    // batch/v1, batch/v1beta1 and batch/v2alpha1
     jobKind(),
     cronJobKind('v1'),
     cronJobKind('v1beta1'),
+    cronJobKind('v2alpha1'),
     // policy/v1 and policy/v1beta1
     ...policyKinds(),
     ...networkingKinds(),
     ...storageKinds(),
     ...schedulingKinds(),
-    // coordination.k8s.io/v1
+    // coordination.k8s.io/v1 and v1beta1
     leaseKind(),
+    leaseKind('v1beta1'),
     ...nodeKinds(),
     ...discoveryKinds(),
-    // events.k8s.io/v1
+    // events.k8s.io/v1 and v1beta1
     eventsV1Kind(),
+    eventsV1beta1Kind(),
     ...rbacKinds(),
     ...admissionRegistrationKinds(),
     ...certificatesKinds(),
+    // flowcontrol.apiserver.k8s.io/v1, v1beta3, v1beta2, v1beta1, v1alpha1
+    ...flowcontrolKinds(),
+    // internal.apiserver.k8s.io/v1alpha1
+    ...apiserverInternalKinds(),
   ];
 }

@@ -12,27 +12,34 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['', ['v1']],
       ['extensions', ['v1beta1']],
       ['apps', ['v1']],
-      ['batch', ['v1', 'v1beta1']],
+      ['autoscaling', ['v2', 'v1', 'v2beta2', 'v2beta1']],
+      ['batch', ['v1', 'v1beta1', 'v2alpha1']],
       ['policy', ['v1', 'v1beta1']],
       ['networking.k8s.io', ['v1', 'v1beta1']],
       ['storage.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
       ['scheduling.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
-      ['coordination.k8s.io', ['v1']],
+      ['coordination.k8s.io', ['v1', 'v1beta1']],
       ['node.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
       ['discovery.k8s.io', ['v1', 'v1beta1']],
-      ['events.k8s.io', ['v1']],
+      ['events.k8s.io', ['v1', 'v1beta1']],
       ['rbac.authorization.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
       ['admissionregistration.k8s.io', ['v1', 'v1beta1']],
       ['certificates.k8s.io', ['v1', 'v1beta1']],
+      ['flowcontrol.apiserver.k8s.io', ['v1', 'v1beta3', 'v1beta2', 'v1beta1', 'v1alpha1']],
+      ['internal.apiserver.k8s.io', ['v1alpha1']],
     ],
   );
-  t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 2);
-  t.equal(scheme.sharingStorage(scheme.byResource('events.k8s.io', 'v1', 'events')!).length, 2);
+  t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 3);
+  t.equal(scheme.sharingStorage(scheme.byResource('events.k8s.io', 'v1', 'events')!).length, 3);
   t.equal(scheme.sharingStorage(scheme.byResource('policy', 'v1beta1', 'poddisruptionbudgets')!).length, 2);
   // Ingress: networking.k8s.io v1 and v1beta1 and extensions/v1beta1 share kube's one storage
   t.equal(scheme.sharingStorage(scheme.byResource('extensions', 'v1beta1', 'ingresses')!).length, 3);
   t.equal(scheme.sharingStorage(scheme.byResource('storage.k8s.io', 'v1alpha1', 'volumeattachments')!).length, 3);
   t.equal(scheme.sharingStorage(scheme.byResource('node.k8s.io', 'v1alpha1', 'runtimeclasses')!).length, 3);
+  t.equal(scheme.sharingStorage(scheme.byResource('autoscaling', 'v1', 'horizontalpodautoscalers')!).length, 4);
+  t.equal(scheme.sharingStorage(scheme.byResource('coordination.k8s.io', 'v1beta1', 'leases')!).length, 2);
+  t.equal(scheme.sharingStorage(scheme.byResource('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas')!).length, 5);
+  t.equal(scheme.sharingStorage(scheme.byResource('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations')!).length, 5);
 });
 
 t.test("names, short names and categories are kube's", async (t) => {
@@ -112,6 +119,26 @@ t.test("names, short names and categories are kube's", async (t) => {
     'admissionregistration.k8s.io/v1beta1/validatingwebhookconfigurations': ['ValidatingWebhookConfiguration', 'ValidatingWebhookConfigurationList', 'validatingwebhookconfiguration', false, [], ['api-extensions']],
     'certificates.k8s.io/v1/certificatesigningrequests': ['CertificateSigningRequest', 'CertificateSigningRequestList', 'certificatesigningrequest', false, ['csr'], []],
     'certificates.k8s.io/v1beta1/certificatesigningrequests': ['CertificateSigningRequest', 'CertificateSigningRequestList', 'certificatesigningrequest', false, ['csr'], []],
+    'batch/v2alpha1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
+    'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
+    'coordination.k8s.io/v1beta1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
+    'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
+    'events.k8s.io/v1beta1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
+    'autoscaling/v2/horizontalpodautoscalers': ['HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList', 'horizontalpodautoscaler', true, ['hpa'], ['all']],
+    'autoscaling/v1/horizontalpodautoscalers': ['HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList', 'horizontalpodautoscaler', true, ['hpa'], ['all']],
+    'autoscaling/v2beta2/horizontalpodautoscalers': ['HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList', 'horizontalpodautoscaler', true, ['hpa'], ['all']],
+    'autoscaling/v2beta1/horizontalpodautoscalers': ['HorizontalPodAutoscaler', 'HorizontalPodAutoscalerList', 'horizontalpodautoscaler', true, ['hpa'], ['all']],
+    'flowcontrol.apiserver.k8s.io/v1/flowschemas': ['FlowSchema', 'FlowSchemaList', 'flowschema', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'PriorityLevelConfigurationList', 'prioritylevelconfiguration', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1beta3/flowschemas': ['FlowSchema', 'FlowSchemaList', 'flowschema', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1beta3/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'PriorityLevelConfigurationList', 'prioritylevelconfiguration', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1beta2/flowschemas': ['FlowSchema', 'FlowSchemaList', 'flowschema', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1beta2/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'PriorityLevelConfigurationList', 'prioritylevelconfiguration', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1beta1/flowschemas': ['FlowSchema', 'FlowSchemaList', 'flowschema', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1beta1/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'PriorityLevelConfigurationList', 'prioritylevelconfiguration', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1alpha1/flowschemas': ['FlowSchema', 'FlowSchemaList', 'flowschema', false, [], []],
+    'flowcontrol.apiserver.k8s.io/v1alpha1/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'PriorityLevelConfigurationList', 'prioritylevelconfiguration', false, [], []],
+    'internal.apiserver.k8s.io/v1alpha1/storageversions': ['StorageVersion', 'StorageVersionList', 'storageversion', false, [], []],
   });
 });
 
@@ -119,26 +146,34 @@ t.test('generation, status and scale follow kube', async (t) => {
   const kinds = builtinKinds();
   t.same(kinds.filter((k) => k.tracksGeneration).map((k) => `${k.resource}.${k.version}`), [
     'replicationcontrollers.v1', 'podtemplates.v1', 'ingresses.v1beta1',
-    'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1',
+    'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1', 'cronjobs.v2alpha1',
     'poddisruptionbudgets.v1', 'poddisruptionbudgets.v1beta1',
     'ingressclasses.v1', 'ingresses.v1', 'networkpolicies.v1', 'ingressclasses.v1beta1', 'ingresses.v1beta1',
     'endpointslices.v1', 'endpointslices.v1beta1',
     // kube's webhook configuration strategies bump generation when the webhooks change
     'mutatingwebhookconfigurations.v1', 'validatingwebhookconfigurations.v1', 'mutatingwebhookconfigurations.v1beta1', 'validatingwebhookconfigurations.v1beta1',
+    ...['v1', 'v1beta3', 'v1beta2', 'v1beta1', 'v1alpha1'].flatMap((v) => [`flowschemas.${v}`, `prioritylevelconfigurations.${v}`]),
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
     'namespaces', 'pods', 'nodes', 'services', 'resourcequotas',
     'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers', 'ingresses',
-    'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'deployments', 'daemonsets', 'replicasets', 'statefulsets',
+    ...Array(4).fill('horizontalpodautoscalers'),
+    'jobs', 'cronjobs', 'cronjobs', 'cronjobs',
     'poddisruptionbudgets', 'poddisruptionbudgets',
     // kube 1.20 serves volumeattachments/status only in v1
     'ingresses', 'ingresses', 'volumeattachments',
     'certificatesigningrequests', 'certificatesigningrequests',
+    ...Array(5).fill(['flowschemas', 'prioritylevelconfigurations']).flat(),
+    'storageversions',
   ]);
   t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['replicationcontrollers', 'deployments', 'replicasets', 'statefulsets']);
   for (const k of kinds) {
-    // kube's definition names use the short group: core, apps, events, rbac (not rbac.authorization)
-    const group = k.group === '' ? 'core' : k.group === 'rbac.authorization.k8s.io' ? 'rbac' : k.group.replace(/\.k8s\.io$/, '');
+    // kube names definitions after the Go package, which for these groups is not the group's first word
+    const packages: Record<string, string> = {
+      'rbac.authorization.k8s.io': 'rbac', 'flowcontrol.apiserver.k8s.io': 'flowcontrol', 'internal.apiserver.k8s.io': 'apiserverinternal',
+    };
+    const group = k.group === '' ? 'core' : packages[k.group] ?? k.group.replace(/\.k8s\.io$/, '');
     t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
     // kube marks VolumeAttachment's Attacher column as a name too (kubectl decorates only the first one)
     if (k.table && k.resource !== 'volumeattachments') t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);

@@ -12,6 +12,9 @@ import { discoveryFixtures } from './discovery';
 import { networkingFixtures } from './networking';
 import { nodeSchedulingFixtures } from './node-scheduling';
 import { storageFixtures } from './storage';
+import { autoscalingFixtures } from './autoscaling';
+import { earlierVersionFixtures } from './earlier-versions';
+import { flowcontrolFixtures } from './flowcontrol';
 
 export type Fixtures = Record<string, Record<string, unknown>>;
 
@@ -42,4 +45,7 @@ export const groupFixtures: Fixtures = {
   ...discoveryFixtures,
   ...nodeSchedulingFixtures,
   ...storageFixtures,
+  ...autoscalingFixtures,
+  ...flowcontrolFixtures,
+  ...earlierVersionFixtures,
 };

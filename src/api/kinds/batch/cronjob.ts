@@ -1,6 +1,8 @@
 /**
- * CronJob, served as batch/v1 and batch/v1beta1 over one storage location (batch/cronjobs, stored as
- * v1). The two versions have the same fields, so conversion only changes apiVersion.
+ * CronJob, served as batch/v1, batch/v1beta1 and (alpha, off by default) batch/v2alpha1 over one
+ * storage location (batch/cronjobs, stored as v1). v1 and v1beta1 have the same fields, so
+ * conversion only changes apiVersion; v2alpha1 (kube 1.20's) lacks spec.timeZone and
+ * status.lastSuccessfulTime, which it keeps in an annotation (preserved-fields.ts).
  */
 import type { StatusCause } from '../../errors';
 import type { KindDefinition, KubeObject } from '../../kind';
@@ -9,6 +11,7 @@ import { validateLabelSelector } from '../label-selector';
 import { defaultTemplateIn, nonNegative } from '../pod-template';
 import { age, ageColumn, column, containerCells, containerColumns, nameColumn, since } from '../table-format';
 import { arrAt, clone, ensureObj, objAt, setDefault, str } from '../util';
+import { restoreFields, stashFields } from '../preserved-fields';
 import { selectorString } from '../label-selector';
 import { cronScheduleError, isValidTimeZone } from './cron-schedule';
 import { validateJobSpecCommon } from './job-spec';
@@ -108,8 +111,17 @@ function withApiVersion(obj: KubeObject, apiVersion: string): KubeObject {
   return out;
 }
 
-export function cronJobKind(version: 'v1' | 'v1beta1'): KindDefinition {
+/** what batch/v2alpha1 has no field for */
+const NOT_IN_V2ALPHA1 = ['spec.timeZone', 'status.lastSuccessfulTime'];
+
+export function cronJobKind(version: 'v1' | 'v1beta1' | 'v2alpha1'): KindDefinition {
   const apiVersion = `batch/${version}`;
+  const alpha = version === 'v2alpha1';
+  const toV1 = (obj: KubeObject): KubeObject => {
+    const out = withApiVersion(obj, 'batch/v1');
+    if (alpha) restoreFields(out, NOT_IN_V2ALPHA1);
+    return out;
+  };
   return {
     group: 'batch',
     version,
@@ -122,8 +134,12 @@ export function cronJobKind(version: 'v1' | 'v1beta1'): KindDefinition {
     categories: ['all'],
     storage: { group: 'batch', resource: 'cronjobs' },
     storageVersion: 'v1',
-    fromStorage: (obj) => withApiVersion(obj, apiVersion),
-    toStorage: (obj) => withApiVersion(obj, 'batch/v1'),
+    fromStorage(obj) {
+      const out = withApiVersion(obj, apiVersion);
+      if (alpha) stashFields(out, NOT_IN_V2ALPHA1);
+      return out;
+    },
+    toStorage: toV1,
     schemaName: `io.k8s.api.batch.${version}.CronJob`,
     tracksGeneration: true,
     statusSubresource: true,
@@ -132,7 +148,8 @@ export function cronJobKind(version: 'v1' | 'v1beta1'): KindDefinition {
       prepareForCreate(obj) {
         obj.status = {};
       },
-      validate,
+      // v2alpha1 is checked in its v1 form, so the fields it keeps aside are checked too
+      validate: alpha ? (obj, old) => validate(toV1(obj), old && toV1(old)) : validate,
     },
     table: {
       columns: [
@@ -145,10 +162,10 @@ export function cronJobKind(version: 'v1' | 'v1beta1'): KindDefinition {
         ageColumn(),
         ...containerColumns(true),
       ],
-      cells: cronJobCells,
+      cells: alpha ? (obj, now) => cronJobCells(toV1(obj), now) : cronJobCells,
     },
-    // kube orphans by default for the beta version only
-    defaultGarbageCollectionPolicy: version === 'v1beta1' ? 'Orphan' : 'Background',
+    // kube orphans by default for the earlier versions only
+    defaultGarbageCollectionPolicy: version === 'v1' ? 'Background' : 'Orphan',
   };
 }
 

@@ -1,4 +1,7 @@
-/** coordination.k8s.io/v1 Lease: kube's ValidateLeaseSpec and the Holder table */
+/**
+ * coordination.k8s.io Lease in v1 and v1beta1 (one storage location, stored as v1; the versions have
+ * the same fields): kube's ValidateLeaseSpec and the Holder table
+ */
 import type { StatusCause } from '../../errors';
 import type { KindDefinition, KubeObject } from '../../kind';
 import { forbidden, invalid, notSupported } from '../../validation/field-errors';
@@ -25,10 +28,10 @@ function validate(obj: KubeObject): StatusCause[] {
   return causes;
 }
 
-export function leaseKind(): KindDefinition {
+export function leaseKind(version: 'v1' | 'v1beta1' = 'v1'): KindDefinition {
   return {
     group: 'coordination.k8s.io',
-    version: 'v1',
+    version,
     kind: 'Lease',
     listKind: 'LeaseList',
     resource: 'leases',
@@ -38,7 +41,7 @@ export function leaseKind(): KindDefinition {
     categories: [],
     storage: { group: 'coordination.k8s.io', resource: 'leases' },
     storageVersion: 'v1',
-    schemaName: 'io.k8s.api.coordination.v1.Lease',
+    schemaName: `io.k8s.api.coordination.${version}.Lease`,
     tracksGeneration: false,
     statusSubresource: false,
     strategy: { defaults() {}, validate },
