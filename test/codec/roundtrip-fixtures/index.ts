@@ -15,5 +15,8 @@ export const fixtureMeta = (name: string, namespace?: string) => ({
   annotations: { note: 'round trip' },
 });
 
+import { apiextensionsFixtures } from './apiextensions';
+
 export const groupFixtures: Fixtures = {
+  ...apiextensionsFixtures,
 };
