@@ -24,6 +24,7 @@ import { secretKind } from './core/secret';
 import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
+import { apiextensionsKinds } from '../crd/crd-kinds';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -49,6 +50,7 @@ export function builtinKinds(): KindDefinition[] {
     jobKind(),
     cronJobKind('v1'),
     cronJobKind('v1beta1'),
+    ...apiextensionsKinds(),
     // coordination.k8s.io/v1
     leaseKind(),
     // events.k8s.io/v1

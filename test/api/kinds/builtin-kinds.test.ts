@@ -12,6 +12,7 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['', ['v1']],
       ['apps', ['v1']],
       ['batch', ['v1', 'v1beta1']],
+      ['apiextensions.k8s.io', ['v1', 'v1beta1']],
       ['coordination.k8s.io', ['v1']],
       ['events.k8s.io', ['v1']],
     ],
@@ -42,6 +43,8 @@ t.test("names, short names and categories are kube's", async (t) => {
     'batch/v1/jobs': ['Job', 'JobList', 'job', true, [], ['all']],
     'batch/v1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
     'batch/v1beta1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
+    'apiextensions.k8s.io/v1/customresourcedefinitions': ['CustomResourceDefinition', 'CustomResourceDefinitionList', 'customresourcedefinition', false, ['crd', 'crds'], ['api-extensions']],
+    'apiextensions.k8s.io/v1beta1/customresourcedefinitions': ['CustomResourceDefinition', 'CustomResourceDefinitionList', 'customresourcedefinition', false, ['crd', 'crds'], ['api-extensions']],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
     'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
   });
@@ -51,14 +54,18 @@ t.test('generation, status and scale follow kube', async (t) => {
   const kinds = builtinKinds();
   t.same(kinds.filter((k) => k.tracksGeneration).map((k) => `${k.resource}.${k.version}`), [
     'deployments.v1', 'daemonsets.v1', 'replicasets.v1', 'statefulsets.v1', 'jobs.v1', 'cronjobs.v1', 'cronjobs.v1beta1',
+    'customresourcedefinitions.v1', 'customresourcedefinitions.v1beta1',
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
     'namespaces', 'pods', 'nodes', 'services', 'resourcequotas', 'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'customresourcedefinitions', 'customresourcedefinitions',
   ]);
   t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['deployments', 'replicasets', 'statefulsets']);
   for (const k of kinds) {
     const group = k.group === '' ? 'core' : k.group.replace(/\.k8s\.io$/, '');
-    t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
+    // kube names apiextensions' definitions after its own Go module, not k8s.io/api
+    const prefix = k.group === 'apiextensions.k8s.io' ? 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions' : `io.k8s.api.${group}`;
+    t.equal(k.schemaName, `${prefix}.${k.version}.${k.kind}`, k.resource);
     if (k.table) t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);
   }
 });
