@@ -29,7 +29,7 @@ function node(s: JSONSchemaProps): SchemaNode {
   if (s['x-kubernetes-int-or-string']) out['x-kubernetes-int-or-string'] = true;
   else if (typeof s.type === 'string' && TYPES.has(s.type)) out.type = s.type as SchemaType;
   if (typeof s.format === 'string' && s.format) out.format = s.format;
-  if (isObject(s.properties)) {
+  if (isObject(s.properties) && Object.keys(s.properties).length > 0) {
     out.properties = {};
     for (const [k, v] of Object.entries(s.properties)) if (isObject(v)) out.properties[k] = node(v);
   }

@@ -114,7 +114,8 @@ function common(prefix: string, listTypes: boolean): Definitions {
     [`${prefix}CustomResourceValidation`]: obj('The schema of custom objects.', {
       openAPIV3Schema: ref(`${prefix}JSONSchemaProps`, 'The OpenAPI v3 schema.'),
     }),
-    [`${prefix}CustomResourceSubresourceStatus`]: obj('Enables the status subresource (an empty object).', {}),
+    // an empty struct: kube's document gives it no properties at all
+    [`${prefix}CustomResourceSubresourceStatus`]: { description: 'Enables the status subresource (an empty object).', type: 'object' },
     [`${prefix}CustomResourceSubresourceScale`]: obj(
       'Enables the scale subresource.',
       {
