@@ -23,18 +23,30 @@ export function definitionName(group: string, version: string, kind: string): st
   return `${reversedGroup(group)}.${version}.${kind}`;
 }
 
+/**
+ * a schema node as kube publishes it in OpenAPI v2 (ToStructuralOpenAPIV2): nullable nodes and
+ * preserve-unknown-fields nodes lose their structure (kubectl 1.20 would otherwise refuse null or
+ * unknown fields), nullable fields are not required
+ */
 function node(s: JSONSchemaProps): SchemaNode {
   const out: SchemaNode = {};
+  const free = s['x-kubernetes-preserve-unknown-fields'] === true || s.nullable === true;
+  const items = isObject(s.items) ? (s.items as JSONSchemaProps) : undefined;
   if (typeof s.description === 'string' && s.description) out.description = s.description;
   if (s['x-kubernetes-int-or-string']) out['x-kubernetes-int-or-string'] = true;
-  else if (typeof s.type === 'string' && TYPES.has(s.type)) out.type = s.type as SchemaType;
+  else if (typeof s.type === 'string' && TYPES.has(s.type) && !s.nullable && !(free && s.type === 'object') && !(s.type === 'array' && (!items || free))) out.type = s.type as SchemaType;
   if (typeof s.format === 'string' && s.format) out.format = s.format;
-  if (isObject(s.properties) && Object.keys(s.properties).length > 0) {
+  const props = isObject(s.properties) ? s.properties : {};
+  if (!free && Object.keys(props).length > 0) {
     out.properties = {};
-    for (const [k, v] of Object.entries(s.properties)) if (isObject(v)) out.properties[k] = node(v);
+    for (const [k, v] of Object.entries(props)) if (isObject(v)) out.properties[k] = node(v);
   }
-  if (Array.isArray(s.required) && s.required.length) out.required = s.required.filter((r) => typeof r === 'string');
-  if (isObject(s.items)) out.items = node(s.items as JSONSchemaProps);
+  const nullableValues = isObject(s.additionalProperties) && (s.additionalProperties as JSONSchemaProps).nullable === true;
+  if (Array.isArray(s.required) && s.required.length && !nullableValues) {
+    const required = s.required.filter((r) => typeof r === 'string' && !(isObject(props[r]) && props[r].nullable === true));
+    if (required.length) out.required = required;
+  }
+  if (items && !free) out.items = node(items);
   if (isObject(s.additionalProperties)) out.additionalProperties = node(s.additionalProperties as JSONSchemaProps);
   else if (typeof s.additionalProperties === 'boolean') out.additionalProperties = s.additionalProperties;
   if (Array.isArray(s.enum)) out.enum = [...s.enum];
@@ -61,12 +73,17 @@ export interface CustomDefinitionsInput {
 export function customDefinitions(input: CustomDefinitionsInput): Definitions {
   const name = definitionName(input.group, input.version, input.kind);
   const gvk = { group: input.group, version: input.version, kind: input.kind };
-  const root: SchemaNode = input.schema ? node(input.schema) : { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
-  root.type = 'object';
-  root.properties = {
-    ...kindProps(),
-    ...Object.fromEntries(Object.entries(root.properties ?? {}).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
-  };
+  // kube publishes a free-form kind (no schema, or one preserving unknown fields at the root) as a
+  // bare object: with properties, kubectl 1.20 would refuse every field but them
+  const freeForm = !input.schema || input.schema['x-kubernetes-preserve-unknown-fields'] === true;
+  const root: SchemaNode = freeForm ? { type: 'object' } : node(input.schema!);
+  if (!freeForm) {
+    root.type = 'object';
+    root.properties = {
+      ...kindProps(),
+      ...Object.fromEntries(Object.entries(root.properties ?? {}).filter(([k]) => k !== 'apiVersion' && k !== 'kind' && k !== 'metadata')),
+    };
+  }
   root['x-kubernetes-group-version-kind'] = [gvk];
   const list: SchemaNode = {
     description: `A list of ${input.kind} objects.`,
