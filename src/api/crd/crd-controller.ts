@@ -28,6 +28,7 @@ import type { UsedNames } from './crd-naming';
 import { buildCustomResource, servingKey } from './custom-resource';
 import type { CustomResource } from './custom-resource';
 import { cleanUpCrd } from './crd-finalizer';
+import { nonStructuralCondition } from './crd-nonstructural';
 import { CRD_RESOURCE } from './crd-kinds';
 
 export interface CrdControllerOptions {
@@ -264,6 +265,16 @@ export class CrdController {
     // 2. establishing
     if (isConditionTrue(crd, 'NamesAccepted') && !isConditionTrue(crd, 'Established')) {
       setCondition(crd, { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }, this.#now());
+      const written = await this.#writeStatus(crd);
+      if (!written) return;
+      crd = written;
+    }
+    // kube's NonStructuralSchema condition controller
+    const nonStructural = nonStructuralCondition(crd);
+    const had = findCondition(crd, 'NonStructuralSchema');
+    if ((nonStructural || had) && !(nonStructural && equivalentCondition(nonStructural, had))) {
+      if (nonStructural) setCondition(crd, nonStructural, this.#now());
+      else (crd.status as { conditions: unknown[] }).conditions = statusOf(crd).conditions!.filter((c) => c.type !== 'NonStructuralSchema');
       const written = await this.#writeStatus(crd);
       if (!written) return;
       crd = written;

@@ -203,3 +203,22 @@ t.test('a watch of custom objects ends when the CRD schema changes (no stale dec
   t.not(next, kind, 'the kind was replaced');
   t.same(next.table?.columns.map((c) => c.name), ['Name', 'Image']);
 });
+
+t.test('a v1beta1 CRD keeping unknown fields is served and marked NonStructuralSchema', async (t) => {
+  const f = await crdFixture(t, 'memory');
+  const beta = f.scheme.byResource('apiextensions.k8s.io', 'v1beta1', 'customresourcedefinitions')!;
+  await f.crs.registry.create(
+    { kind: beta },
+    { apiVersion: 'apiextensions.k8s.io/v1beta1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' }, spec: { group: 'example.com', version: 'v1', scope: 'Cluster', names: { plural: 'widgets', kind: 'Widget' } } },
+    write,
+  );
+  const kind = await f.waitKind('example.com', 'v1', 'widgets');
+  let crd = await f.crs.registry.get({ kind: f.crdKind, name: 'widgets.example.com' }, {});
+  for (let i = 0; i < 100 && !cond(crd, 'NonStructuralSchema'); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    crd = await f.crs.registry.get({ kind: f.crdKind, name: 'widgets.example.com' }, {});
+  }
+  t.match(cond(crd, 'NonStructuralSchema'), { status: 'True', reason: 'Violations', message: 'spec.preserveUnknownFields: Invalid value: true: must be false' });
+  const w = await f.crs.registry.create({ kind }, { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { anything: [1, { x: true }] } }, write);
+  t.same(w.object.spec, { anything: [1, { x: true }] }, 'nothing pruned');
+});
