@@ -116,6 +116,12 @@ export interface KindStrategy {
   validate(obj: KubeObject, old?: KubeObject): StatusCause[];
   /** validation of a write to the status subresource */
   validateStatus?(obj: KubeObject, old: KubeObject): StatusCause[];
+  /**
+   * kube's status strategy PrepareForUpdate, after the registry's (everything but metadata and
+   * status from the stored object, labels too): kinds whose status writes keep more of the old
+   * metadata (custom resources: all of it but managedFields) adjust `obj` here
+   */
+  prepareForStatusUpdate?(obj: KubeObject, old: KubeObject): void;
 }
 
 export interface KindDefinition {

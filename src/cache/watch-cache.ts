@@ -199,11 +199,25 @@ export class WatchCache {
     return { cancel: () => this.#subscribers.delete(sub) };
   }
 
-  stop(): void {
+  /**
+   * stop following the store. With `reason`, current watchers get it as their error (they end, as
+   * after a closed store) instead of being dropped silently: a cache retired while the server runs
+   * (its kind replaced) must not leave watches open on nothing.
+   */
+  stop(reason?: StorageError): void {
     this.#stopped = true;
     this.#storeWatch?.cancel();
+    const subs = [...this.#subscribers];
     this.#subscribers.clear();
     for (const w of this.#waiters.splice(0)) w.resolve(false);
+    if (!reason) return;
+    for (const s of subs) {
+      try {
+        s.listener.onError(reason);
+      } catch (e) {
+        this.#o.logger?.warn({ err: e }, 'watch cache listener threw');
+      }
+    }
   }
 
   async #load(): Promise<void> {

@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../storage/store';
+import { StorageError } from '../storage/store';
 import { WatchCache } from './watch-cache';
 
 export interface WatchCacheSettings {
@@ -43,6 +44,12 @@ export interface CacheableKind {
   id: string;
   prefix: string;
   decode(value: string, revision: number): object;
+  /**
+   * what the cache was made for (a KindDefinition): a cache made for another owner under the same
+   * id is replaced, so a kind redefined at runtime (a custom resource's new schema) never reads
+   * through its predecessor's decoder
+   */
+  owner?: object;
 }
 
 export interface WatchCachesOptions {
@@ -56,6 +63,7 @@ export interface WatchCachesOptions {
 export class WatchCaches {
   readonly #o: WatchCachesOptions;
   readonly #caches = new Map<string, WatchCache>();
+  readonly #owners = new Map<string, object | undefined>();
 
   constructor(options: WatchCachesOptions) {
     this.#o = options;
@@ -71,6 +79,10 @@ export class WatchCaches {
   /** the (loaded) cache of a kind, or undefined when the kind is not cached */
   async forKind(kind: CacheableKind): Promise<WatchCache | undefined> {
     let cache = this.#caches.get(kind.id);
+    if (cache && this.#owners.get(kind.id) !== kind.owner) {
+      this.drop(kind.id);
+      cache = undefined;
+    }
     if (!cache) {
       const size = this.sizeFor(kind.qualifiedResource);
       if (size <= 0) return undefined;
@@ -83,6 +95,7 @@ export class WatchCaches {
         logger: this.#o.logger,
       });
       this.#caches.set(kind.id, cache);
+      this.#owners.set(kind.id, kind.owner);
     }
     await cache.ready();
     return cache;
@@ -94,8 +107,28 @@ export class WatchCaches {
     return cache?.isReady() ? cache : undefined;
   }
 
+  /** the ids of the caches started */
+  ids(): string[] {
+    return [...this.#caches.keys()];
+  }
+
+  /** the owner a cache was made for */
+  ownerOf(id: string): object | undefined {
+    return this.#owners.get(id);
+  }
+
+  /** retire one cache: its watchers end (and re-watch, as after any closed stream); the next read starts a new one */
+  drop(id: string): void {
+    const cache = this.#caches.get(id);
+    if (!cache) return;
+    this.#caches.delete(id);
+    this.#owners.delete(id);
+    cache.stop(new StorageError('Closed', `watch cache ${id} retired`));
+  }
+
   stop(): void {
     for (const c of this.#caches.values()) c.stop();
     this.#caches.clear();
+    this.#owners.clear();
   }
 }

@@ -31,6 +31,7 @@ import { autoscalingHpaDefinitions } from './definitions/autoscaling-hpa';
 import { earlierVersionDefinitions } from './definitions/earlier-versions';
 import { flowcontrolDefinitions } from './definitions/flowcontrol';
 import { apiserverInternalDefinitions } from './definitions/apiserverinternal';
+import { apiextensionsDefinitions } from './definitions/apiextensions';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -64,6 +65,7 @@ const PARTS: Definitions[] = [
   earlierVersionDefinitions,
   flowcontrolDefinitions,
   apiserverInternalDefinitions,
+  apiextensionsDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

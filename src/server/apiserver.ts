@@ -5,6 +5,8 @@ import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
 import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
+import { customResources } from '../api/crd/index';
+import type { CustomResources } from '../api/crd/index';
 import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { Scheme } from '../api/scheme';
 import { withVirtualKinds } from '../api/virtual/index';
@@ -70,6 +72,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   // an interval of 0 gives a compactor that never runs
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
+  let crs: CustomResources | undefined;
   try {
     const scheme = new Scheme(kinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
@@ -87,10 +90,13 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
+    // custom resources: the CRD controllers serve the stored definitions before the server is ready
+    crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
+    await crs.start();
 
     const api = createApiServerApp({
       scheme,
-      registry,
+      registry: crs.registry,
       logger,
       health: [
         { name: 'etcd', check: () => store.ping() },
@@ -117,6 +123,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     );
 
     const running = registry;
+    const runningCrs = crs;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -127,6 +134,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
           await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         }
         await closeGracefully(server, config.requestTimeoutMs);
+        runningCrs.close();
         await running.close();
         await running.idle();
         compactor.stop();
@@ -136,6 +144,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       })());
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
+    crs?.close();
     await registry?.close();
     compactor.stop();
     await store.close();

@@ -109,7 +109,9 @@ t.test('GET /openapi/v3: index by hash, immutable hashed documents, 301 for a st
 function refsParents(node: unknown, out: object[] = []): object[] {
   if (Array.isArray(node)) for (const item of node) refsParents(item, out);
   else if (node !== null && typeof node === 'object') {
-    if ('$ref' in node) out.push(node);
+    // a reference has a string $ref; JSONSchemaProps (apiextensions) has a property named `$ref`,
+    // whose entry in a properties map is a schema object, as in kube's own document
+    if ('$ref' in node && typeof (node as { $ref: unknown }).$ref === 'string') out.push(node);
     for (const value of Object.values(node)) refsParents(value, out);
   }
   return out;

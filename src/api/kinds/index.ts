@@ -43,6 +43,7 @@ import { storageKinds } from './storage';
 import { eventsV1beta1Kind } from './events/event-v1beta1';
 import { flowcontrolKinds } from './flowcontrol/index';
 import { apiserverInternalKinds } from './apiserverinternal/index';
+import { apiextensionsKinds } from '../crd/crd-kinds';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -95,6 +96,8 @@ export function builtinKinds(): KindDefinition[] {
     ...rbacKinds(),
     ...admissionRegistrationKinds(),
     ...certificatesKinds(),
+    // apiextensions.k8s.io/v1 and v1beta1
+    ...apiextensionsKinds(),
     // flowcontrol.apiserver.k8s.io/v1, v1beta3, v1beta2, v1beta1, v1alpha1
     ...flowcontrolKinds(),
     // internal.apiserver.k8s.io/v1alpha1

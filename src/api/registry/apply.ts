@@ -111,6 +111,10 @@ export async function serverSideApply(ctx: RegistryContext, target: Target, body
         dryRun: options.dryRun,
         compute: (current) => {
           const merged = checkTarget(kind, mergeApplied(ctx, kind, current.obj, config, options, how.subresource), name, namespace);
+          // kube applies to the live object: without a resourceVersion of its own the configuration
+          // writes over the one it was merged into (kinds without unconditional updates need one)
+          const appliedRv = config.metadata?.resourceVersion;
+          if (appliedRv === undefined || appliedRv === '') metaOf(merged).resourceVersion = current.obj.metadata?.resourceVersion;
           return how.prepare(merged, current);
         },
       });

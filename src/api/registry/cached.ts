@@ -25,6 +25,7 @@ export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Prom
       id: cacheId(kind),
       prefix: kindPrefix(kind),
       decode: (value, revision) => decodeStored(kind, value, revision),
+      owner: kind,
     });
   } catch (err) {
     throw translateError(err, kind, '', ctx.store.currentRevision());
@@ -57,10 +58,11 @@ export function decoderFor(ctx: RegistryContext, kind: KindDefinition): (kv: Key
 /** the object of a read item (cache bytes decode into a shared, read-only object) */
 export const asObject = (item: ReadItem): KubeObject => decodeItem(item) as KubeObject;
 
-const cacheId = (kind: KindDefinition) => `${apiVersionOf(kind)}/${kind.kind}`;
+export const cacheId = (kind: KindDefinition) => `${apiVersionOf(kind)}/${kind.kind}`;
 
-/** the kind's cache if it is loaded and following the store (never starts one) */
-export const loadedCache = (ctx: RegistryContext, kind: KindDefinition): WatchCache | undefined => ctx.caches?.loaded(cacheId(kind));
+/** the kind's cache if it is loaded and following the store (never starts one), and made for this kind */
+export const loadedCache = (ctx: RegistryContext, kind: KindDefinition): WatchCache | undefined =>
+  ctx.caches?.ownerOf(cacheId(kind)) === kind ? ctx.caches.loaded(cacheId(kind)) : undefined;
 
 /** the cache reflects every commit the store has made (so it can answer for the newest state) */
 export const asFreshAsStore = (ctx: RegistryContext, cache: WatchCache): boolean => cache.revision() >= ctx.store.currentRevision();

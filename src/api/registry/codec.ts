@@ -7,6 +7,7 @@
 import { apiVersionOf } from '../scheme';
 import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
+import { kindOptions } from './context';
 
 /** decode a stored value into the kind's version; revision becomes metadata.resourceVersion */
 export function decodeStored(kind: KindDefinition, value: string, revision: number): KubeObject {
@@ -18,7 +19,8 @@ export function decodeStored(kind: KindDefinition, value: string, revision: numb
     throw errors.internal(`unable to decode stored object: ${(err as Error).message}`);
   }
   const obj = kind.fromStorage ? kind.fromStorage(stored) : { ...stored };
-  obj.apiVersion = apiVersionOf(kind);
+  // kinds converted at the registry's edge keep the version they were stored in (context.ts)
+  if (!(kindOptions(kind).keepsStoredVersion && typeof stored.apiVersion === 'string' && stored.apiVersion)) obj.apiVersion = apiVersionOf(kind);
   obj.kind = kind.kind;
   obj.metadata = { ...(obj.metadata ?? {}) };
   kind.strategy.defaults(obj);
@@ -33,6 +35,17 @@ export function decodeStored(kind: KindDefinition, value: string, revision: numb
  * conversion get a deep copy, since the conversion may rewrite nested parts.
  */
 export function storageForm(kind: KindDefinition, obj: KubeObject): KubeObject {
+  if (kindOptions(kind).keepsStoredVersion) {
+    const stored: KubeObject = { ...obj, kind: kind.kind };
+    if (typeof stored.apiVersion !== 'string' || !stored.apiVersion) stored.apiVersion = apiVersionOf(kind);
+    if (stored.metadata) {
+      const meta = { ...stored.metadata };
+      delete meta.resourceVersion;
+      delete meta.selfLink;
+      stored.metadata = meta;
+    }
+    return stored;
+  }
   if (kind.toStorage) {
     const copy = structuredClone(obj);
     copy.apiVersion = apiVersionOf(kind);

@@ -8,7 +8,7 @@ import type { Scheme } from '../scheme';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { Definitions } from '../../schema/types';
 import type { WatchCaches } from '../../cache/watch-caches';
-import type { Target } from './types';
+import type { PatchType, Target, WriteOptions } from './types';
 import { errors } from '../errors';
 import { decodeStored } from './codec';
 import { objectKey } from './keys';
@@ -39,6 +39,28 @@ export interface RegistryKindOptions {
   allowUnconditionalUpdate?: boolean;
   /** kube's ReturnDeletedObject: DELETE answers with the object instead of a Success Status */
   returnDeletedObject?: boolean;
+  /**
+   * the patch types the kind accepts (kube's per-resource supported patch types); others are a 415
+   * naming these. Default: all. Custom resources take no strategic merge patch.
+   */
+  patchTypes?: readonly PatchType[];
+  /**
+   * the kind's own decode-time schema check instead of the built-in definitions (custom resources:
+   * their structural schema). Same contract as checkSchemaOf: may prune obj, returns warnings,
+   * throws the 400s of fieldValidation=Strict and of wrong types.
+   */
+  checkSchema?(obj: KubeObject, fieldValidation: WriteOptions['fieldValidation'], decodeErrors: string[]): string[];
+  /**
+   * kube's per-kind Delete hook before the generic one, on a copy of an object not yet being
+   * deleted (CustomResourceDefinition adds its cleanup finalizer and a Terminating condition)
+   */
+  prepareForDelete?(obj: KubeObject, now: Date): void;
+  /**
+   * objects keep the apiVersion they were stored with when read (no relabelling to the kind's
+   * version) and are stored with their own apiVersion: for kinds whose conversion cannot run inside
+   * the registry (custom resources with a conversion webhook), converted at the registry's edge
+   */
+  keepsStoredVersion?: boolean;
 }
 
 export function kindOptions(kind: KindDefinition): RegistryKindOptions {

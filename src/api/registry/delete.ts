@@ -14,7 +14,7 @@ import type { KindDefinition, KubeObject } from '../kind';
 import type { Status } from '../errors';
 import type { DeleteOptions, DeleteResult, Target } from './types';
 import type { Current, RegistryContext } from './context';
-import { namespaceKind, readCurrent } from './context';
+import { kindOptions, namespaceKind, readCurrent } from './context';
 import { clone, decodeStored, encodeForStorage } from './codec';
 import { jsonEqual } from '../json-value';
 import { timestamp } from './meta';
@@ -125,9 +125,11 @@ export async function deleteGeneric(ctx: RegistryContext, target: Target, option
       checkDeletePreconditions(kind, current.obj, options);
       const now = ctx.clock();
       const obj = clone(current.obj);
+      // a kind's own Delete step (CustomResourceDefinition: its cleanup finalizer)
+      if (!obj.metadata?.deletionTimestamp) kindOptions(kind).prepareForDelete?.(obj, now);
       const decision = beforeDelete(kind, obj, options, now);
       if (decision.pending) return { code: responseCode(options, false), body: finalizeDelete(kind, current.obj) };
-      const hadFinalizers = (current.obj.metadata?.finalizers ?? []).length > 0;
+      const hadFinalizers = (obj.metadata?.finalizers ?? []).length > 0;
       const gc = gcFinalizers(kind, obj, options);
       if (decision.graceful || hadFinalizers || gc.changed) {
         obj.metadata!.finalizers = gc.finalizers;

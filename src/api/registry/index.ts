@@ -27,6 +27,7 @@ import type { SubresourceHandler } from './subresources';
 import { bootstrap } from './bootstrap';
 import { errors, isApiError } from '../errors';
 import { DEFAULT_WATCH_CACHE_SETTINGS, WatchCaches } from '../../cache/watch-caches';
+import { cacheId } from './cached';
 import type { WatchCacheSettings } from '../../cache/watch-caches';
 
 /** every failure leaves the registry as an ApiError; anything else is a 500 (and logged) */
@@ -88,6 +89,17 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     onNamespaceTerminating: (name: string) => finalizer?.schedule(name),
   });
   finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
+  // kinds added, replaced or removed at runtime (custom resources): a cache whose kind is no longer
+  // served as the same definition is retired, so no watch or read goes through a stale decoder
+  const unsubscribe = caches
+    ? opts.scheme.onChange(() => {
+        const served = new Map(opts.scheme.kinds.map((k) => [cacheId(k), k] as const));
+        for (const id of caches.ids()) {
+          const owner = caches.ownerOf(id);
+          if (owner && served.get(id) !== owner) caches.drop(id);
+        }
+      })
+    : undefined;
   const fin = finalizer;
 
   const g = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => guard(opts.logger, fn);
@@ -122,6 +134,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
     close: async () => {
       fin.close();
+      unsubscribe?.();
       caches?.stop();
     },
     idle: () => fin.idle(),

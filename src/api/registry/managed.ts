@@ -8,14 +8,25 @@ import { SchemaType, managerOf, updateManagedFields } from '../apply';
 import type { FieldManagerScope } from '../apply';
 import type { WriteOptions } from './types';
 import type { RegistryContext } from './context';
+import type { Definitions } from '../../schema/types';
 import { timestamp } from './meta';
 
 /** 'status', 'scale', or a declared subresource's name (KindDefinition.subresources) */
 export type Subresource = string;
 
+/** the built-in definitions with a kind's own (custom resources), merged once per kind */
+const kindDefinitions = new WeakMap<KindDefinition, Definitions>();
+
+function definitionsFor(ctx: RegistryContext, kind: KindDefinition): Definitions | undefined {
+  if (!kind.definitions) return ctx.definitions;
+  let defs = kindDefinitions.get(kind);
+  if (!defs) kindDefinitions.set(kind, (defs = { ...(ctx.definitions ?? {}), ...kind.definitions }));
+  return defs;
+}
+
 export function fieldManagerScope(ctx: RegistryContext, kind: KindDefinition, subresource?: Subresource): FieldManagerScope {
   const scope: FieldManagerScope = {
-    type: SchemaType.forDefinition(ctx.definitions, kind.schemaName),
+    type: SchemaType.forDefinition(definitionsFor(ctx, kind), kind.schemaName),
     apiVersion: apiVersionOf(kind),
     now: timestamp(ctx.clock()),
   };

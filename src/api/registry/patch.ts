@@ -5,11 +5,12 @@
  * re-apply the patch; a failed client precondition is not retried. Server-side apply is not served
  * yet: 415 UnsupportedMediaType.
  */
-import { errors } from '../errors';
+import { ApiError, errors } from '../errors';
+import type { KindDefinition } from '../kind';
 import type { KubeObject } from '../kind';
 import type { PatchType, Target, WriteOptions, WriteResult } from './types';
 import type { Current, RegistryContext } from './context';
-import { requireName, requireNamespace } from './context';
+import { kindOptions, requireName, requireNamespace } from './context';
 import { clone } from './codec';
 import { applyPatch } from '../patch';
 import { withWarnings } from './create';
@@ -17,6 +18,19 @@ import { guaranteedUpdate } from './guaranteed-update';
 import { checkWrittenObject, prepareUpdate } from './update';
 import { trackWrite } from './managed';
 import { serverSideApply } from './apply';
+
+/** kube's 415 for a patch type the kind does not take (custom resources: no strategic merge patch) */
+export function checkPatchType(kind: KindDefinition, type: PatchType): void {
+  const allowed = kindOptions(kind).patchTypes;
+  if (!allowed || allowed.includes(type)) return;
+  const names: Record<PatchType, string> = {
+    json: 'application/json-patch+json',
+    merge: 'application/merge-patch+json',
+    strategic: 'application/strategic-merge-patch+json',
+    apply: 'application/apply-patch+yaml',
+  };
+  throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${allowed.map((t) => names[t]).join(', ')}`);
+}
 
 /** apply a non-apply patch to a copy of doc; the result must still be an object */
 export function patchObject(ctx: RegistryContext, type: PatchType, doc: KubeObject, body: string, root: string): KubeObject {
@@ -37,6 +51,7 @@ export async function patch(
   body: string,
   options: WriteOptions & { force?: boolean },
 ): Promise<WriteResult> {
+  checkPatchType(target.kind, type);
   requireName(target);
   requireNamespace(target);
   if (type === 'apply') return serverSideApply(ctx, target, body, options);

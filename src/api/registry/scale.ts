@@ -12,7 +12,7 @@ import { readCurrent, requireName } from './context';
 import { clone } from './codec';
 import { get } from './get';
 import { guaranteedUpdate } from './guaranteed-update';
-import { patchObject } from './patch';
+import { checkPatchType, patchObject } from './patch';
 import { prepareUpdate, checkName } from './update';
 import { checkSchemaOf } from './schema-check';
 import { trackWrite } from './managed';
@@ -107,6 +107,7 @@ export async function patchScale(
   const { kind } = target;
   scaleOf(kind);
   const name = requireName(target);
+  checkPatchType(kind, type);
   if (type === 'apply') throw errors.unsupportedMediaType('application/apply-patch+yaml');
   await readCurrent(ctx, target); // 404 before parsing the patch, as kube
   const result = await guaranteedUpdate(ctx, {

@@ -12,6 +12,7 @@ import { errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { WriteOptions } from './types';
 import type { RegistryContext } from './context';
+import { kindOptions } from './context';
 import { createSchemaValidator } from '../../schema/validator';
 import { decodeNulls } from '../../schema/nulls';
 import type { SchemaValidator } from '../../schema/validator';
@@ -75,5 +76,8 @@ export function checkSchema(
   fieldValidation?: WriteOptions['fieldValidation'],
   decodeErrors?: string[],
 ): string[] {
+  // kinds with a schema of their own (custom resources) check themselves
+  const own = kindOptions(kind).checkSchema;
+  if (own) return own(obj, fieldValidation, decodeErrors ?? []);
   return checkSchemaOf(ctx, kind.schemaName, { kind: kind.kind, version: kind.version }, obj, fieldValidation, decodeErrors);
 }

@@ -15,7 +15,7 @@ import { carryUpdateMeta, metaOf, specPart } from './meta';
 import { withWarnings } from './create';
 import { guaranteedUpdate } from './guaranteed-update';
 import { checkPrecondition, checkWrittenObject } from './update';
-import { patchWith } from './patch';
+import { checkPatchType, patchWith } from './patch';
 import { validateForStatusUpdate } from './validate';
 import { trackWrite } from './managed';
 import { serverSideApply } from './apply';
@@ -39,6 +39,7 @@ function prepareStatusUpdate(ctx: RegistryContext, kind: KindDefinition, obj: Ku
   const meta = metaOf(next);
   if (old.metadata?.labels) meta.labels = clone(old.metadata.labels);
   else delete meta.labels;
+  kind.strategy.prepareForStatusUpdate?.(next, old);
   kind.strategy.defaults(next);
   validateForStatusUpdate(ctx, kind, next, old);
   return next;
@@ -65,6 +66,7 @@ export async function patchStatus(
 ): Promise<WriteResult> {
   const { kind } = target;
   requireStatus(kind);
+  checkPatchType(kind, type);
   requireName(target);
   requireNamespace(target);
   if (type === 'apply') {

@@ -185,7 +185,24 @@ function isZero(v: unknown): boolean {
   return v === '' || v === 0 || v === false;
 }
 
+/** the wrappers of apiextensions' schema language: read as plain messages, then shown as kube's JSON shows them */
+const SCHEMA_WRAPPERS = new Set(['SchemaOrArray', 'SchemaOrBool', 'SchemaOrStringArray']);
+
+function schemaWrapperJson(kind: string, v: Record<string, unknown>): unknown {
+  switch (kind) {
+    case 'SchemaOrArray':
+      return Array.isArray(v.jSONSchemas) && v.jSONSchemas.length > 0 ? v.jSONSchemas : (v.schema ?? null);
+    case 'SchemaOrBool':
+      return v.schema !== undefined ? v.schema : v.allows === true;
+    default:
+      return Array.isArray(v.property) && v.property.length > 0 ? v.property : (v.schema ?? null);
+  }
+}
+
 function readMessage(r: Reader, end: number, plan: MessagePlan, state: DecodeState): unknown {
+  if (plan.wellKnown && SCHEMA_WRAPPERS.has(plan.wellKnown)) {
+    return schemaWrapperJson(plan.wellKnown, readMessage(r, end, { ...plan, wellKnown: undefined }, state) as Record<string, unknown>);
+  }
   if (plan.wellKnown) return readWellKnown(r, end, plan, state);
   const slots: unknown[] = new Array(plan.fields.length);
   while (r.pos < end) {

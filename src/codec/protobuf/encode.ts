@@ -104,7 +104,29 @@ function writeWellKnown(w: Writer, plan: MessagePlan, v: unknown): void {
   }
 }
 
+/** kube's JSON of an apiextensions schema wrapper -> its message fields */
+function schemaWrapperFields(kind: string, v: unknown): Record<string, unknown> {
+  switch (kind) {
+    case 'SchemaOrArray':
+      return Array.isArray(v) ? { jSONSchemas: v } : isObject(v) ? { schema: v } : {};
+    case 'SchemaOrBool':
+      return isObject(v) ? { allows: true, schema: v } : { allows: v === true };
+    default:
+      return Array.isArray(v) ? { property: v } : isObject(v) ? { schema: v } : {};
+  }
+}
+
 function writeBody(w: Writer, plan: MessagePlan, v: unknown): void {
+  if (plan.wellKnown === 'SchemaOrArray' || plan.wellKnown === 'SchemaOrBool' || plan.wellKnown === 'SchemaOrStringArray') {
+    // Go holds pointers and slices here: only what is set goes on the wire
+    const fields = schemaWrapperFields(plan.wellKnown, v);
+    for (const f of plan.wireOrder) {
+      const fv = fields[f.name];
+      if (Array.isArray(fv)) for (const item of fv) writeOne(w, f, item);
+      else if (fv !== undefined) writeOne(w, f, fv);
+    }
+    return;
+  }
   if (plan.wellKnown) return writeWellKnown(w, plan, v);
   if (plan.jsonList) {
     // a Go slice type (ExtraValue): the JSON array is the items field

@@ -9,8 +9,21 @@ import protobuf from 'protobufjs';
 
 export type ScalarType = 'string' | 'bytes' | 'bool' | 'int32' | 'int64' | 'uint32' | 'uint64' | 'double' | 'float';
 
-/** messages whose JSON form is not an object (kube's custom JSON marshalers) */
-export type WellKnown = 'Time' | 'MicroTime' | 'Duration' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1';
+/**
+ * messages whose JSON form is not an object (kube's custom JSON marshalers). apiextensions' JSON is
+ * embedded JSON like RawExtension; its schema wrappers are a schema or a list / boolean / names.
+ */
+export type WellKnown =
+  | 'Time'
+  | 'MicroTime'
+  | 'Duration'
+  | 'Quantity'
+  | 'IntOrString'
+  | 'RawExtension'
+  | 'FieldsV1'
+  | 'SchemaOrArray'
+  | 'SchemaOrBool'
+  | 'SchemaOrStringArray';
 
 /**
  * pointer: present zero is meaningful; value: always in JSON; omitempty: zero is left out of JSON.
@@ -65,6 +78,13 @@ const WELL_KNOWN: Record<string, WellKnown> = {
   'k8s.io.apimachinery.pkg.util.intstr.IntOrString': 'IntOrString',
   'k8s.io.apimachinery.pkg.runtime.RawExtension': 'RawExtension',
 };
+for (const v of ['v1', 'v1beta1']) {
+  const pkg = `k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.${v}`;
+  WELL_KNOWN[`${pkg}.JSON`] = 'RawExtension';
+  WELL_KNOWN[`${pkg}.JSONSchemaPropsOrArray`] = 'SchemaOrArray';
+  WELL_KNOWN[`${pkg}.JSONSchemaPropsOrBool`] = 'SchemaOrBool';
+  WELL_KNOWN[`${pkg}.JSONSchemaPropsOrStringArray`] = 'SchemaOrStringArray';
+}
 
 const SCALARS = new Set<string>(['string', 'bytes', 'bool', 'int32', 'int64', 'uint32', 'uint64', 'double', 'float']);
 
@@ -120,8 +140,9 @@ export function loadProtoSchema(dir = defaultProtoDir()): ProtoSchema {
       const fp: FieldPlan = {
         id: f.id,
         index: plan.fields.length,
-        // the JSON name: kube's proto names a few fields differently (aPIGroup for apiGroup, admissionregistration's Webhooks); the generator writes json_name then
-        name: typeof f.options?.json_name === 'string' ? f.options.json_name : f.name,
+        // the JSON name when kube's proto field is named otherwise (aPIGroup for apiGroup,
+        // admissionregistration's Webhooks) or the JSON name is no proto identifier ($ref, x-kubernetes-*)
+        name: typeof f.options?.json_name === 'string' ? (f.options.json_name as string) : f.name,
         repeated: f.repeated && !isMap,
         map: isMap,
         go: presence(f),

@@ -25,6 +25,7 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['rbac.authorization.k8s.io', ['v1', 'v1beta1', 'v1alpha1']],
       ['admissionregistration.k8s.io', ['v1', 'v1beta1']],
       ['certificates.k8s.io', ['v1', 'v1beta1']],
+      ['apiextensions.k8s.io', ['v1', 'v1beta1']],
       ['flowcontrol.apiserver.k8s.io', ['v1', 'v1beta3', 'v1beta2', 'v1beta1', 'v1alpha1']],
       ['internal.apiserver.k8s.io', ['v1alpha1']],
     ],
@@ -94,6 +95,8 @@ t.test("names, short names and categories are kube's", async (t) => {
     'scheduling.k8s.io/v1/priorityclasses': ['PriorityClass', 'PriorityClassList', 'priorityclass', false, ['pc'], []],
     'scheduling.k8s.io/v1beta1/priorityclasses': ['PriorityClass', 'PriorityClassList', 'priorityclass', false, ['pc'], []],
     'scheduling.k8s.io/v1alpha1/priorityclasses': ['PriorityClass', 'PriorityClassList', 'priorityclass', false, ['pc'], []],
+    'apiextensions.k8s.io/v1/customresourcedefinitions': ['CustomResourceDefinition', 'CustomResourceDefinitionList', 'customresourcedefinition', false, ['crd', 'crds'], ['api-extensions']],
+    'apiextensions.k8s.io/v1beta1/customresourcedefinitions': ['CustomResourceDefinition', 'CustomResourceDefinitionList', 'customresourcedefinition', false, ['crd', 'crds'], ['api-extensions']],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
     'node.k8s.io/v1/runtimeclasses': ['RuntimeClass', 'RuntimeClassList', 'runtimeclass', false, [], []],
     'node.k8s.io/v1beta1/runtimeclasses': ['RuntimeClass', 'RuntimeClassList', 'runtimeclass', false, [], []],
@@ -152,6 +155,7 @@ t.test('generation, status and scale follow kube', async (t) => {
     'endpointslices.v1', 'endpointslices.v1beta1',
     // kube's webhook configuration strategies bump generation when the webhooks change
     'mutatingwebhookconfigurations.v1', 'validatingwebhookconfigurations.v1', 'mutatingwebhookconfigurations.v1beta1', 'validatingwebhookconfigurations.v1beta1',
+    'customresourcedefinitions.v1', 'customresourcedefinitions.v1beta1',
     ...['v1', 'v1beta3', 'v1beta2', 'v1beta1', 'v1alpha1'].flatMap((v) => [`flowschemas.${v}`, `prioritylevelconfigurations.${v}`]),
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
@@ -164,6 +168,7 @@ t.test('generation, status and scale follow kube', async (t) => {
     // kube 1.20 serves volumeattachments/status only in v1
     'ingresses', 'ingresses', 'volumeattachments',
     'certificatesigningrequests', 'certificatesigningrequests',
+    'customresourcedefinitions', 'customresourcedefinitions',
     ...Array(5).fill(['flowschemas', 'prioritylevelconfigurations']).flat(),
     'storageversions',
   ]);
@@ -174,7 +179,9 @@ t.test('generation, status and scale follow kube', async (t) => {
       'rbac.authorization.k8s.io': 'rbac', 'flowcontrol.apiserver.k8s.io': 'flowcontrol', 'internal.apiserver.k8s.io': 'apiserverinternal',
     };
     const group = k.group === '' ? 'core' : packages[k.group] ?? k.group.replace(/\.k8s\.io$/, '');
-    t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
+    // kube names apiextensions' definitions after its own Go module, not k8s.io/api
+    const prefix = k.group === 'apiextensions.k8s.io' ? 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions' : `io.k8s.api.${group}`;
+    t.equal(k.schemaName, `${prefix}.${k.version}.${k.kind}`, k.resource);
     // kube marks VolumeAttachment's Attacher column as a name too (kubectl decorates only the first one)
     if (k.table && k.resource !== 'volumeattachments') t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);
   }

@@ -34,6 +34,8 @@ export function fixtureMeta(name: string, namespace?: string) {
   };
 }
 
+import { apiextensionsFixtures } from './apiextensions';
+
 export const groupFixtures: Fixtures = {
   ...rbacFixtures,
   ...admissionRegistrationFixtures,
@@ -48,4 +50,5 @@ export const groupFixtures: Fixtures = {
   ...autoscalingFixtures,
   ...flowcontrolFixtures,
   ...earlierVersionFixtures,
+  ...apiextensionsFixtures,
 };
