@@ -16,6 +16,7 @@ import { appsDefinitions } from './definitions/apps';
 import { batchDefinitions } from './definitions/batch';
 import { coordinationEventsDefinitions } from './definitions/coordination-events';
 import { autoscalingAuthorizationDefinitions } from './definitions/autoscaling-authorization';
+import { apiregistrationDefinitions } from './definitions/apiregistration';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -34,6 +35,7 @@ const PARTS: Definitions[] = [
   batchDefinitions,
   coordinationEventsDefinitions,
   autoscalingAuthorizationDefinitions,
+  apiregistrationDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

@@ -24,6 +24,7 @@ import { secretKind } from './core/secret';
 import { serviceKind } from './core/service';
 import { serviceAccountKind } from './core/serviceaccount';
 import { eventsV1Kind } from './events/event';
+import { apiregistrationKinds } from './apiregistration';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -53,5 +54,6 @@ export function builtinKinds(): KindDefinition[] {
     leaseKind(),
     // events.k8s.io/v1
     eventsV1Kind(),
+    ...apiregistrationKinds(),
   ];
 }

@@ -14,10 +14,12 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
       ['batch', ['v1', 'v1beta1']],
       ['coordination.k8s.io', ['v1']],
       ['events.k8s.io', ['v1']],
+      ['apiregistration.k8s.io', ['v1', 'v1beta1']],
     ],
   );
   t.equal(scheme.sharingStorage(scheme.byResource('batch', 'v1beta1', 'cronjobs')!).length, 2);
   t.equal(scheme.sharingStorage(scheme.byResource('events.k8s.io', 'v1', 'events')!).length, 2);
+  t.equal(scheme.sharingStorage(scheme.byResource('apiregistration.k8s.io', 'v1beta1', 'apiservices')!).length, 2);
 });
 
 t.test("names, short names and categories are kube's", async (t) => {
@@ -44,6 +46,8 @@ t.test("names, short names and categories are kube's", async (t) => {
     'batch/v1beta1/cronjobs': ['CronJob', 'CronJobList', 'cronjob', true, ['cj'], ['all']],
     'coordination.k8s.io/v1/leases': ['Lease', 'LeaseList', 'lease', true, [], []],
     'events.k8s.io/v1/events': ['Event', 'EventList', 'event', true, ['ev'], []],
+    'apiregistration.k8s.io/v1/apiservices': ['APIService', 'APIServiceList', 'apiservice', false, [], ['api-extensions']],
+    'apiregistration.k8s.io/v1beta1/apiservices': ['APIService', 'APIServiceList', 'apiservice', false, [], ['api-extensions']],
   });
 });
 
@@ -54,11 +58,14 @@ t.test('generation, status and scale follow kube', async (t) => {
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
     'namespaces', 'pods', 'nodes', 'services', 'resourcequotas', 'deployments', 'daemonsets', 'replicasets', 'statefulsets', 'jobs', 'cronjobs', 'cronjobs',
+    'apiservices', 'apiservices',
   ]);
   t.same(kinds.filter((k) => k.scale).map((k) => k.resource), ['deployments', 'replicasets', 'statefulsets']);
   for (const k of kinds) {
     const group = k.group === '' ? 'core' : k.group.replace(/\.k8s\.io$/, '');
-    t.equal(k.schemaName, `io.k8s.api.${group}.${k.version}.${k.kind}`, k.resource);
+    // kube-aggregator's types are named after its own Go package
+    const prefix = k.group === 'apiregistration.k8s.io' ? 'io.k8s.kube-aggregator.pkg.apis.' : 'io.k8s.api.';
+    t.equal(k.schemaName, `${prefix}${group}.${k.version}.${k.kind}`, k.resource);
     if (k.table) t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);
   }
 });

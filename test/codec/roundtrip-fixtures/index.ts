@@ -15,5 +15,8 @@ export const fixtureMeta = (name: string, namespace?: string) => ({
   annotations: { note: 'round trip' },
 });
 
+import { apiregistrationFixtures } from './apiregistration';
+
 export const groupFixtures: Fixtures = {
+  ...apiregistrationFixtures,
 };
