@@ -3,6 +3,8 @@ import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
+import { createAggregator } from '../aggregator/aggregator';
+import type { Aggregator } from '../aggregator/aggregator';
 import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
 import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
@@ -54,8 +56,10 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   // an interval of 0 gives a compactor that never runs
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
+  let aggregator: Aggregator | undefined;
   try {
-    const scheme = new Scheme([...builtinKinds(), ...accessReviewKinds()]);
+    const ownKinds = [...builtinKinds(), ...accessReviewKinds()];
+    const scheme = new Scheme(ownKinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
     registry = withAccessReviews(createRegistry({
         store,
@@ -70,6 +74,19 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       definitions,
     });
     await registry.bootstrap();
+    // the aggregation layer: local APIServices, availability, proxying to extension servers
+    aggregator = createAggregator({
+      registry,
+      scheme,
+      builtinGroupVersions: new Set(ownKinds.map((k) => (k.group ? `${k.group}/${k.version}` : k.version))),
+      logger: logger.child({ component: 'aggregator' }),
+      enableAggregatorRouting: config.enableAggregatorRouting,
+      proxyClientCert: config.proxyClientCertFile && config.proxyClientKeyFile
+        ? { cert: fs.readFileSync(config.proxyClientCertFile), key: fs.readFileSync(config.proxyClientKeyFile) }
+        : undefined,
+      headerNames: config.requestHeaders,
+    });
+    await aggregator?.start();
 
     const api = createApiServerApp({
       scheme,
@@ -82,6 +99,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
       ],
       version: versionInfo(),
+      aggregated: aggregator,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -89,7 +107,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
       },
     });
-    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key });
+    const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
+    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, upgrade });
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -100,6 +119,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     );
 
     const running = registry;
+    const runningAggregator = aggregator;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -110,6 +130,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
           await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         }
         await closeGracefully(server, config.requestTimeoutMs);
+        runningAggregator?.stop();
         await running.close();
         await running.idle();
         compactor.stop();
@@ -118,6 +139,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       })());
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
+    aggregator?.stop();
     await registry?.close();
     compactor.stop();
     await store.close();
