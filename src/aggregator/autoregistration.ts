@@ -87,9 +87,11 @@ export class AutoRegistration {
 
   /** replace the wanted set; changed and removed names are checked again */
   setDesired(next: Map<string, DesiredAPIService>): void {
-    for (const [name, d] of next) if (!jsonEqual(this.#desired.get(name)?.object, d.object)) this.enqueue(name);
-    for (const name of this.#desired.keys()) if (!next.has(name)) this.enqueue(name);
+    const prev = this.#desired;
+    // set first: a check may start synchronously inside enqueue
     this.#desired = next;
+    for (const [name, d] of next) if (!jsonEqual(prev.get(name)?.object, d.object)) this.enqueue(name);
+    for (const name of prev.keys()) if (!next.has(name)) this.enqueue(name);
   }
 
   /** check `name` again (an APIService changed) */
