@@ -18,7 +18,7 @@ import type { Scheme } from '../api/scheme';
 import type { AggregatedApis, ProxiedRoute } from '../http/aggregated-proxy';
 import type { DiscoveryExtension } from '../http/discovery-extension';
 import type { APIService } from './apiservice';
-import { apiServiceName, isRemote } from './apiservice';
+import { apiServiceName, isAvailable, isRemote } from './apiservice';
 import { AutoRegistration } from './autoregistration';
 import { AvailabilityController } from './availability-controller';
 import type { ProxyClientCert } from './backend-tls';
@@ -68,6 +68,8 @@ export class Aggregator implements AggregatedApis {
   readonly #availability: AvailabilityController;
   readonly #proxy: AggregatorProxy;
   readonly #remoteDiscovery: RemoteDiscovery;
+  /** the registrations made at start not yet seen Available (kube's autoregister-completion check) */
+  readonly #pendingAtStart = new Set<string>();
   #unsubscribe: (() => void) | undefined;
 
   constructor(o: AggregatorOptions, kinds: { apiServices: KindDefinition; services: KindDefinition; endpoints: KindDefinition }) {
@@ -132,6 +134,9 @@ export class Aggregator implements AggregatedApis {
     for (const informer of [this.#apiServices, this.#services, this.#endpoints]) informer.start();
     await Promise.all([this.#apiServices.synced, this.#services.synced, this.#endpoints.synced]);
     const desired = (): void => this.#autoRegistration.setDesired(desiredLocalAPIServices(this.#o.scheme, this.#o.builtinGroupVersions));
+    for (const [name, d] of desiredLocalAPIServices(this.#o.scheme, this.#o.builtinGroupVersions)) {
+      if (d.mode === 'onstart' && !isAvailableNow(this.#apiServices.get(name))) this.#pendingAtStart.add(name);
+    }
     desired();
     this.#unsubscribe = this.#o.scheme.onChange(desired);
     this.#autoRegistration.start(this.#apiServices.list().map((s) => s.metadata.name));
@@ -148,6 +153,19 @@ export class Aggregator implements AggregatedApis {
     this.openapi.stop();
     for (const informer of [this.#apiServices, this.#services, this.#endpoints]) informer.stop();
     this.#proxy.close();
+  }
+
+  /**
+   * kube's `autoregister-completion` health check: failing until every registration made at start
+   * has been seen Available once
+   */
+  healthCheck(): { name: string; check(): Promise<void> } {
+    return {
+      name: 'autoregister-completion',
+      check: async () => {
+        if (this.#pendingAtStart.size > 0) throw new Error(`missing APIService: [${[...this.#pendingAtStart].sort().join(' ')}]`);
+      },
+    };
   }
 
   /** resolves when autoregistration has nothing left to do (tests) */
@@ -182,11 +200,16 @@ export class Aggregator implements AggregatedApis {
   }
 
   #apiServiceChanged(name: string, s: APIService | undefined): void {
+    if (isAvailableNow(s)) this.#pendingAtStart.delete(name);
     this.#autoRegistration.enqueue(name);
     this.#availability.enqueue(name);
     this.#remoteDiscovery.update(name, s);
     this.openapi.update(name, s);
   }
+}
+
+function isAvailableNow(s: APIService | undefined): boolean {
+  return s !== undefined && isAvailable(s);
 }
 
 /** the aggregator for a Scheme, or undefined when the Scheme lacks APIServices, Services or Endpoints */

@@ -121,13 +121,7 @@ export class AvailabilityController {
     const conditions = setCondition(original.status?.conditions, available);
     const before = original.status?.conditions ?? [];
     if (jsonEqual(before, conditions)) return;
-    const changed = before.find((c) => c.type === 'Available');
-    if (changed?.status !== available.status || changed?.reason !== available.reason) {
-      this.#o.logger?.info(
-        { apiService: original.metadata.name, status: available.status, reason: available.reason, message: available.message },
-        'changing APIService availability',
-      );
-    }
+    const old = before.find((c) => c.type === 'Available');
     const next: APIService = { ...structuredClone(original), status: { ...original.status, conditions } };
     try {
       await this.#o.registry.updateStatus({ kind: this.#o.kind, name: original.metadata.name }, next, { dryRun: false, fieldManager: 'kube-apiserver' });
@@ -135,6 +129,12 @@ export class AvailabilityController {
       // a newer object is on its way through the informer; its change queues another check
       if (isApiError(err) && (err.code === 409 || err.code === 404)) return;
       throw err;
+    }
+    if (old?.status !== available.status || old?.reason !== available.reason) {
+      this.#o.logger?.info(
+        { apiService: original.metadata.name, status: available.status, reason: available.reason, message: available.message },
+        'changing APIService availability',
+      );
     }
   }
 

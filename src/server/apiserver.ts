@@ -97,6 +97,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // kube's readyz-only storage check; here it also fails while commits cannot be made (full
         // disk, read-only file system), so traffic moves away until the cause is gone
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
+        ...(aggregator ? [aggregator.healthCheck()] : []),
       ],
       version: versionInfo(),
       aggregated: aggregator,

@@ -92,6 +92,8 @@ t.test('aggregation in process', async (t) => {
     t.same(apps.metadata.labels, { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
     t.same(apps.spec, { group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 });
     t.match(apps.status?.conditions, [{ type: 'Available', status: 'True', reason: 'Local' }]);
+    await waitFor('autoregister-completion', () => aggregator.healthCheck().check().then(() => true, () => undefined));
+    t.pass('the autoregister-completion check passes once they are Available');
   });
 
   await t.test('custom resource group/versions are registered while the Scheme serves them', async (t) => {
@@ -194,6 +196,20 @@ t.test('aggregation in process', async (t) => {
     t.notOk(seen?.headers.authorization);
   });
 
+  await t.test('upgrade requests for paths served here still reach the app', async (t) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, ca: ca.cert, servername: 'localhost' });
+    await new Promise<void>((r) => socket.once('secureConnect', () => r()));
+    socket.write('GET /api/v1/namespaces/default/pods/nope/exec?command=ls HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n\r\n');
+    let got = '';
+    await new Promise<void>((resolve) => {
+      socket.on('data', (d: Buffer) => (got += d.toString()));
+      socket.on('end', () => resolve());
+      socket.on('close', () => resolve());
+    });
+    t.match(got, /^HTTP\/1\.1 [45]\d\d /, 'answered as a plain request');
+    t.match(got, /"kind":"Status"/);
+  });
+
   await t.test('discovery lists the extension; its group/version document is proxied', async (t) => {
     const groups = JSON.parse((await request('GET', '/apis')).body) as { groups: Array<{ name: string }> };
     t.same(groups.groups.map((g) => g.name), ['apiregistration.k8s.io', 'apps', 'events.k8s.io', 'batch', 'coordination.k8s.io', GROUP]);
@@ -219,6 +235,25 @@ t.test('aggregation in process', async (t) => {
       }],
       freshness: 'Current',
     }, 'converted from the legacy list, as kube converts it');
+  });
+
+  await t.test("a remote registration of a built-in group/version takes it over, as in kube", async (t) => {
+    const name = 'v1.coordination.k8s.io';
+    const current = await apiService(name);
+    current.spec = { ...current.spec, service: { namespace: 'wardle', name: 'api' }, caBundle: Buffer.from(ext.ca.cert).toString('base64') };
+    await registry.update({ kind: fx.kind('apiservices', 'apiregistration.k8s.io'), name }, current, { dryRun: false });
+    // the test extension does not serve coordination.k8s.io/v1, so its discovery check fails
+    const cond = await waitFor('checked', async () => (await apiService(name)).status?.conditions?.find((c) => c.reason === 'FailedDiscoveryCheck'));
+    t.match(cond.message, /bad status from https:\/\/127\.0\.0\.1:\d+\/apis\/coordination\.k8s\.io\/v1: 404$/);
+    const res = await request('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases');
+    t.equal(res.status, 503, 'no longer served here');
+    t.equal(res.body, 'service unavailable\n');
+    // handing it back: a local registration leaves the requests here again
+    const taken = await apiService(name);
+    delete taken.spec.service;
+    delete taken.spec.caBundle;
+    await registry.update({ kind: fx.kind('apiservices', 'apiregistration.k8s.io'), name }, taken, { dryRun: false });
+    await waitFor('served here again', async () => (await request('GET', '/apis/coordination.k8s.io/v1/namespaces/default/leases')).status === 200);
   });
 
   await t.test('OpenAPI: v2 merged, v3 converted', async (t) => {
