@@ -3,6 +3,10 @@
  * over it: the Available condition, the local condition, and what a registration names.
  */
 import type { KubeObject } from '../api/kind';
+import type { APIServiceCondition } from '../api/kinds/apiregistration/conditions';
+
+export type { APIServiceCondition } from '../api/kinds/apiregistration/conditions';
+export { localAvailableCondition, nowTimestamp } from '../api/kinds/apiregistration/conditions';
 
 export const APIREGISTRATION_GROUP = 'apiregistration.k8s.io';
 
@@ -10,14 +14,6 @@ export interface ServiceReference {
   namespace?: string;
   name?: string;
   port?: number;
-}
-
-export interface APIServiceCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
-  lastTransitionTime?: string;
-  reason?: string;
-  message?: string;
 }
 
 export interface APIService extends KubeObject {
@@ -64,16 +60,6 @@ export function isAvailable(s: APIService): boolean {
 /** the service port a registration names; kube defaults it to 443 */
 export function servicePort(s: APIService): number {
   return s.spec.service?.port ?? 443;
-}
-
-/** RFC 3339 with whole seconds, as metav1.Time is written */
-export function nowTimestamp(now: Date = new Date()): string {
-  return `${now.toISOString().slice(0, 19)}Z`;
-}
-
-/** kube's NewLocalAvailableAPIServiceCondition */
-export function localAvailableCondition(now: Date = new Date()): APIServiceCondition {
-  return { type: 'Available', status: 'True', lastTransitionTime: nowTimestamp(now), reason: 'Local', message: 'Local APIServices are always available' };
 }
 
 /**

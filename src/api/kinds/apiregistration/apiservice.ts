@@ -5,7 +5,7 @@
  * kube-aggregator's NAME / SERVICE / AVAILABLE / AGE.
  */
 import type { KindDefinition, KubeObject } from '../../kind';
-import { localAvailableCondition } from '../../../aggregator/apiservice';
+import { localAvailableCondition } from './conditions';
 import { age, ageColumn, column, nameColumn } from '../table-format';
 import { clone, isObj, objAt, str } from '../util';
 import { validateAPIService, validateAPIServiceStatus } from './apiservice-validation';
