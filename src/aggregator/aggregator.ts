@@ -18,7 +18,7 @@ import type { Scheme } from '../api/scheme';
 import type { AggregatedApis, ProxiedRoute } from '../http/aggregated-proxy';
 import type { DiscoveryExtension } from '../http/discovery-extension';
 import type { APIService } from './apiservice';
-import { apiServiceName, isAvailable, isRemote } from './apiservice';
+import { APIREGISTRATION_GROUP, apiServiceName, isAvailable, isRemote } from './apiservice';
 import { AutoRegistration } from './autoregistration';
 import { AvailabilityController } from './availability-controller';
 import type { ProxyClientCert } from './backend-tls';
@@ -192,7 +192,8 @@ export class Aggregator implements AggregatedApis {
   #target(path: string): APIService | undefined {
     const parts = path.split('/').filter((p) => p !== '');
     let name: string | undefined;
-    if (parts[0] === 'apis' && parts.length >= 3) name = apiServiceName(parts[1], parts[2]);
+    // apiregistration.k8s.io is always served here: kube installs it ahead of every proxy handler
+    if (parts[0] === 'apis' && parts.length >= 3 && parts[1] !== APIREGISTRATION_GROUP) name = apiServiceName(parts[1], parts[2]);
     else if (parts[0] === 'api' && parts[1] === 'v1') name = apiServiceName('', 'v1');
     else if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) return this.openapi.linked(parts.slice(2).join('/'));
     const s = name === undefined ? undefined : this.#apiServices.get(name);

@@ -119,12 +119,19 @@ export class AggregatorProxy {
         ...backendTlsOptions(o.apiService, this.#opts.clientCert),
       });
       if (isDiscoveryPath(url)) upstream.setTimeout(DISCOVERY_TIMEOUT_MS, () => upstream.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'DEADLINE' })));
+      // the client went away, or the request was answered without us (--request-timeout's 504)
       const clientGone = (): void => {
-        if (!res.writableFinished) upstream.destroy();
+        if (!answered) upstream.destroy();
       };
       res.once('close', clientGone);
       upstream.on('response', (answer) => {
         answered = true;
+        if (res.headersSent || res.writableEnded || res.destroyed) {
+          answer.destroy();
+          upstream.destroy();
+          resolve();
+          return;
+        }
         o.onResponse?.(answer.statusCode ?? 502);
         res.writeHead(answer.statusCode ?? 502, responseHeaders(answer.headers, answer.rawHeaders));
         // flush the headers now: a watch may send its first event much later
