@@ -1,13 +1,15 @@
 /**
  * The API server's Koa app. The middleware order, outermost first:
  *
- *   request id -> request log -> error Status -> in-flight limits -> request timeout -> routes
+ *   request id -> request log -> error Status -> in-flight limits -> request timeout
+ *     -> aggregated APIs -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
  * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
+ * aggregated APIs requests for group/versions extension servers serve are proxied to them
  * routes          resources, discovery, /version, health
  */
 import Koa from 'koa';
@@ -22,6 +24,8 @@ import { inflightLimit } from './middleware/inflight-limit';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
 import { requestTimeout } from './middleware/request-timeout';
+import { aggregatedProxy } from './aggregated-proxy';
+import type { AggregatedApis } from './aggregated-proxy';
 import { routes } from './routes';
 import type { VersionInfo } from './version';
 import { defaultMaxWatchBufferedBytes } from './watch';
@@ -36,6 +40,8 @@ export interface ApiServerAppOptions {
   /** checks beyond ping, log and shutdown; the storage check is named `etcd` as kube names it */
   health: HealthCheck[];
   version: VersionInfo;
+  /** the aggregation layer: proxied group/versions, their discovery and OpenAPI */
+  aggregated?: AggregatedApis;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -73,20 +79,23 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   app.use(errorStatus());
   app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
+  const trackWatch = (close: () => void): (() => void) => {
+    openWatches.add(close);
+    return () => openWatches.delete(close);
+  };
+  if (opts.aggregated) app.use(aggregatedProxy(opts.aggregated, trackWatch));
   app.use(
     routes({
       scheme: opts.scheme,
       version: opts.version,
+      extensions: opts.aggregated,
       health: { checks: opts.health, isShuttingDown: () => shuttingDown },
       deps: {
         registry: opts.registry,
         minRequestTimeoutSeconds: o.minRequestTimeoutSeconds ?? 1800,
         maxRequestBodyBytes: o.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
         maxWatchBufferedBytes: o.maxWatchBufferedBytes ?? defaultMaxWatchBufferedBytes,
-        trackWatch(close) {
-          openWatches.add(close);
-          return () => openWatches.delete(close);
-        },
+        trackWatch,
       },
     }),
   );

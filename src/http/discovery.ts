@@ -1,10 +1,14 @@
 /**
  * Legacy discovery documents (what kubectl 1.20 reads, and 1.32 falls back to): /api, /apis,
- * /apis/<group>, /api/v1 and /apis/<group>/<version>, built from the Scheme alone.
+ * /apis/<group>, /api/v1 and /apis/<group>/<version>, built from the Scheme and, when given, a
+ * DiscoveryExtension (the aggregator: kube's group order and the groups of extension servers; their
+ * /apis/<group>/<version> documents are proxied and never built here).
  */
 import { createHash } from 'node:crypto';
 import type { KindDefinition } from '../api/kind';
 import type { Scheme } from '../api/scheme';
+import { legacyOrder, schemeOrder } from './discovery-extension';
+import type { DiscoveredGroup, DiscoveryExtension } from './discovery-extension';
 
 export const defaultVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 /** verbs of the status and scale subresources */
@@ -61,25 +65,31 @@ export function apiVersions(scheme: Scheme, serverAddress: string): object {
   };
 }
 
-export function apiGroup(scheme: Scheme, name: string): APIGroup | undefined {
-  const g = scheme.groups().find((x) => x.name === name && name !== '');
-  if (!g) return undefined;
-  const versions = g.versions.map((v) => gvOf(g.name, v));
+function discoveredGroups(scheme: Scheme, ext: DiscoveryExtension | undefined): DiscoveredGroup[] {
+  return ext ? legacyOrder(scheme, ext) : schemeOrder(scheme);
+}
+
+function toApiGroup(g: DiscoveredGroup): APIGroup {
+  const versions = g.versions.map((v) => gvOf(g.name, v.version));
   return { name: g.name, versions, preferredVersion: versions[0] };
 }
 
+export function apiGroup(scheme: Scheme, name: string, ext?: DiscoveryExtension): APIGroup | undefined {
+  const g = name === '' ? undefined : discoveredGroups(scheme, ext).find((x) => x.name === name);
+  return g && toApiGroup(g);
+}
+
 /** GET /apis */
-export function apiGroupList(scheme: Scheme): object {
-  const groups = scheme
-    .groups()
+export function apiGroupList(scheme: Scheme, ext?: DiscoveryExtension): object {
+  const groups = discoveredGroups(scheme, ext)
     .filter((g) => g.name !== '')
-    .map((g) => apiGroup(scheme, g.name)!);
+    .map(toApiGroup);
   return { kind: 'APIGroupList', apiVersion: 'v1', groups };
 }
 
 /** GET /apis/<group> */
-export function apiGroupDocument(scheme: Scheme, name: string): object | undefined {
-  const g = apiGroup(scheme, name);
+export function apiGroupDocument(scheme: Scheme, name: string, ext?: DiscoveryExtension): object | undefined {
+  const g = apiGroup(scheme, name, ext);
   return g && { kind: 'APIGroup', apiVersion: 'v1', ...g };
 }
 

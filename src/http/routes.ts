@@ -1,6 +1,7 @@
 /**
  * Every path the server answers: resources (generic over the Scheme), discovery, /version,
  * health, and OpenAPI v2/v3 (src/http/openapi.ts). Anything else is a 404 NotFound Status.
+ * Discovery and OpenAPI also list what the extensions add (the aggregator's extension servers).
  */
 import type { Scheme } from '../api/scheme';
 import type { ApiContext, ApiMiddleware } from './context';
@@ -13,6 +14,8 @@ import { methodNotSupported, pathNotFound } from './http-errors';
 import { negotiateOutput } from './negotiate';
 import { serveOpenApi } from './openapi';
 import { createOpenApiService } from '../openapi/service';
+import type { OpenApiExtension } from '../openapi/service';
+import type { DiscoveryExtension } from './discovery-extension';
 import { definitions } from '../schema';
 import { serveResource } from './resources';
 import { writeObject } from './respond';
@@ -23,6 +26,8 @@ export interface RoutesOptions {
   deps: ResourceDeps;
   health: HealthOptions;
   version: VersionInfo;
+  /** groups and documents other servers add (the aggregation layer) */
+  extensions?: { discovery?: DiscoveryExtension; openapi?: OpenApiExtension };
 }
 
 function serveDocument(ctx: ApiContext, doc: object | undefined, allowDiscovery = false, aggregated?: (v: 'v2' | 'v2beta1') => object): void {
@@ -40,8 +45,9 @@ function serverAddress(ctx: ApiContext): string {
 
 export function routes(o: RoutesOptions): ApiMiddleware {
   const { scheme } = o;
-  // built on first use, then kept: the schema and the served kinds never change at runtime
-  const openapi = createOpenApiService({ scheme, definitions, version: o.version.gitVersion });
+  const ext = o.extensions?.discovery;
+  // built on first use, then kept until the Scheme or the extension's documents change
+  const openapi = createOpenApiService({ scheme, definitions, version: o.version.gitVersion, extension: o.extensions?.openapi });
   return async (ctx) => {
     const info = ctx.state.info;
     if (info.isResourceRequest) return serveResource(scheme, o.deps, ctx, info);
@@ -58,12 +64,12 @@ export function routes(o: RoutesOptions): ApiMiddleware {
     }
     if (parts.length === 1 && parts[0] === 'version') return serveDocument(ctx, o.version);
     if (parts[0] === 'api') {
-      if (parts.length === 1) return serveDocument(ctx, apiVersions(scheme, serverAddress(ctx)), true, (v) => aggregatedDiscovery(scheme, true, v));
+      if (parts.length === 1) return serveDocument(ctx, apiVersions(scheme, serverAddress(ctx)), true, (v) => aggregatedDiscovery(scheme, true, v, ext));
       if (parts.length === 2) return serveDocument(ctx, apiResourceList(scheme, '', parts[1]));
     }
     if (parts[0] === 'apis') {
-      if (parts.length === 1) return serveDocument(ctx, apiGroupList(scheme), true, (v) => aggregatedDiscovery(scheme, false, v));
-      if (parts.length === 2) return serveDocument(ctx, apiGroupDocument(scheme, parts[1]));
+      if (parts.length === 1) return serveDocument(ctx, apiGroupList(scheme, ext), true, (v) => aggregatedDiscovery(scheme, false, v, ext));
+      if (parts.length === 2) return serveDocument(ctx, apiGroupDocument(scheme, parts[1], ext));
       if (parts.length === 3) return serveDocument(ctx, apiResourceList(scheme, parts[1], parts[2]));
     }
     if (parts[0] === 'openapi') return serveOpenApi(ctx, openapi, parts);

@@ -3,8 +3,13 @@
  * watches are never cut by the server; watches end at their own timeout, other requests at
  * --request-timeout (both in the app).
  */
+import http from 'node:http';
 import https from 'node:https';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
+
+/** takes a protocol upgrade request (returns true) or leaves it to the app (false) */
+export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
 
 export interface StartServerOptions {
   /** the Koa app (createApiServerApp(...).app; the whole createApiServerApp result is accepted too) */
@@ -13,6 +18,8 @@ export interface StartServerOptions {
   port: number;
   cert: string | Buffer;
   key: string | Buffer;
+  /** protocol upgrades (SPDY, WebSocket) to pass on, e.g. to extension servers */
+  upgrade?: UpgradeHandler;
 }
 
 /**
@@ -56,6 +63,7 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
   server.on('clientError', answerClientError);
   server.on('secureConnection', feedParserFromJs);
   const where = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]:${opts.port}` : `${opts.bindAddress}:${opts.port}`;
+  if (opts.upgrade) server.on('upgrade', upgradeOrApp(opts.upgrade, app.callback()));
   return new Promise((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException): void => {
       const why = (err.code && BIND_FAILURES[err.code]) || err.message;
@@ -109,3 +117,20 @@ function feedParserFromJs(socket: import('node:tls').TLSSocket): void {
 }
 
 function noop(): void {}
+
+/**
+ * With an 'upgrade' listener Node hands every upgrade request to it; the ones the handler leaves
+ * are answered by the app as plain requests (as Node does when nobody listens), on a response that
+ * closes the connection afterwards.
+ */
+function upgradeOrApp(handler: UpgradeHandler, callback: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
+  return (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (handler(req, socket, head)) return;
+    if (head.length > 0) socket.unshift(head);
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as import('node:net').Socket);
+    res.once('finish', () => socket.end());
+    callback(req, res);
+  };
+}

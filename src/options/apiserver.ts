@@ -59,6 +59,13 @@ export interface ApiServerConfig {
   readonly shutdownDelayMs: number;
   /** --watch-cache, --default-watch-cache-size, --watch-cache-sizes (resource[.group] -> size) */
   readonly watchCache: { readonly enabled: boolean; readonly defaultSize: number; readonly sizes: ReadonlyMap<string, number> };
+  /** --proxy-client-cert-file and --proxy-client-key-file (both or neither) */
+  readonly proxyClientCertFile?: string;
+  readonly proxyClientKeyFile?: string;
+  /** --enable-aggregator-routing */
+  readonly enableAggregatorRouting: boolean;
+  /** the front-proxy header names sent to extension servers (the first of each --requestheader-* flag, kube's X-Remote-* by default) */
+  readonly requestHeaders: { readonly user: string; readonly group: string; readonly extraPrefix: string };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
@@ -87,6 +94,12 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
   if (Boolean(certFile) !== Boolean(keyFile)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   }
+  const proxyCert = parsed.string('proxy-client-cert-file') || undefined;
+  const proxyKey = parsed.string('proxy-client-key-file') || undefined;
+  if (Boolean(proxyCert) !== Boolean(proxyKey)) {
+    throw new FlagError('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  }
+  const firstOf = (flag: string, fallback: string): string => parsed.list(flag).find((h) => h !== '') ?? fallback;
   const servers = parsed.list('etcd-servers').filter((s) => s !== '');
   if (servers.length > 1) {
     // Several etcd members make sense for etcd; one SQL database is one URL.
@@ -110,6 +123,14 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       enabled: parsed.bool('watch-cache'),
       defaultSize: parsed.number('default-watch-cache-size') ?? 100,
       sizes: parseWatchCacheSizes(parsed.list('watch-cache-sizes')),
+    }),
+    proxyClientCertFile: proxyCert && path.resolve(proxyCert),
+    proxyClientKeyFile: proxyKey && path.resolve(proxyKey),
+    enableAggregatorRouting: parsed.bool('enable-aggregator-routing'),
+    requestHeaders: Object.freeze({
+      user: firstOf('requestheader-username-headers', 'X-Remote-User'),
+      group: firstOf('requestheader-group-headers', 'X-Remote-Group'),
+      extraPrefix: firstOf('requestheader-extra-headers-prefix', 'X-Remote-Extra-'),
     }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',

@@ -32,6 +32,7 @@ import { earlierVersionDefinitions } from './definitions/earlier-versions';
 import { flowcontrolDefinitions } from './definitions/flowcontrol';
 import { apiserverInternalDefinitions } from './definitions/apiserverinternal';
 import { apiextensionsDefinitions } from './definitions/apiextensions';
+import { apiregistrationDefinitions } from './definitions/apiregistration';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -66,6 +67,7 @@ const PARTS: Definitions[] = [
   flowcontrolDefinitions,
   apiserverInternalDefinitions,
   apiextensionsDefinitions,
+  apiregistrationDefinitions,
 ];
 
 function deepFreeze<T>(value: T): T {

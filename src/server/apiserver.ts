@@ -3,6 +3,8 @@ import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
+import { createAggregator } from '../aggregator/aggregator';
+import type { Aggregator } from '../aggregator/aggregator';
 import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
 import { customResources } from '../api/crd/index';
@@ -73,6 +75,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
   let crs: CustomResources | undefined;
+  let aggregator: Aggregator | undefined;
   try {
     const scheme = new Scheme(kinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
@@ -93,6 +96,20 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
+    // the aggregation layer: local APIServices (built-in and custom groups), availability, proxying
+    // to extension servers
+    aggregator = createAggregator({
+      registry: crs.registry,
+      scheme,
+      builtinGroupVersions: new Set(kinds.map((k) => (k.group ? `${k.group}/${k.version}` : k.version))),
+      logger: logger.child({ component: 'aggregator' }),
+      enableAggregatorRouting: config.enableAggregatorRouting,
+      proxyClientCert: config.proxyClientCertFile && config.proxyClientKeyFile
+        ? { cert: fs.readFileSync(config.proxyClientCertFile), key: fs.readFileSync(config.proxyClientKeyFile) }
+        : undefined,
+      headerNames: config.requestHeaders,
+    });
+    await aggregator?.start();
 
     const api = createApiServerApp({
       scheme,
@@ -103,8 +120,10 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // kube's readyz-only storage check; here it also fails while commits cannot be made (full
         // disk, read-only file system), so traffic moves away until the cause is gone
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
+        ...(aggregator ? [aggregator.healthCheck()] : []),
       ],
       version: versionInfo(),
+      aggregated: aggregator,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -112,7 +131,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
       },
     });
-    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key });
+    const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
+    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, upgrade });
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -124,6 +144,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
 
     const running = registry;
     const runningCrs = crs;
+    const runningAggregator = aggregator;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -134,6 +155,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
           await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         }
         await closeGracefully(server, config.requestTimeoutMs);
+        runningAggregator?.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -144,6 +166,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       })());
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
+    aggregator?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();

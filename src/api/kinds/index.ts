@@ -44,6 +44,7 @@ import { eventsV1beta1Kind } from './events/event-v1beta1';
 import { flowcontrolKinds } from './flowcontrol/index';
 import { apiserverInternalKinds } from './apiserverinternal/index';
 import { apiextensionsKinds } from '../crd/crd-kinds';
+import { apiregistrationKinds } from './apiregistration';
 
 export function builtinKinds(): KindDefinition[] {
   return [
@@ -65,6 +66,8 @@ export function builtinKinds(): KindDefinition[] {
     podTemplateKind(),
     componentStatusKind(),
     bindingKind(),
+    // apiregistration.k8s.io/v1 and v1beta1: first of the named groups, as kube lists them
+    ...apiregistrationKinds(),
     // extensions/v1beta1 (Ingress only): second in kube's group order, as kube keeps it for kubectl
     ...extensionsKinds(),
     // apps/v1

@@ -10,6 +10,7 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
     scheme.groups().map((g) => [g.name, g.versions]),
     [
       ['', ['v1']],
+      ['apiregistration.k8s.io', ['v1', 'v1beta1']],
       ['extensions', ['v1beta1']],
       ['apps', ['v1']],
       ['autoscaling', ['v2', 'v1', 'v2beta2', 'v2beta1']],
@@ -41,6 +42,7 @@ t.test('every served kind is declared once and the Scheme accepts them', async (
   t.equal(scheme.sharingStorage(scheme.byResource('coordination.k8s.io', 'v1beta1', 'leases')!).length, 2);
   t.equal(scheme.sharingStorage(scheme.byResource('flowcontrol.apiserver.k8s.io', 'v1', 'flowschemas')!).length, 5);
   t.equal(scheme.sharingStorage(scheme.byResource('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations')!).length, 5);
+  t.equal(scheme.sharingStorage(scheme.byResource('apiregistration.k8s.io', 'v1beta1', 'apiservices')!).length, 2);
 });
 
 t.test("names, short names and categories are kube's", async (t) => {
@@ -142,6 +144,8 @@ t.test("names, short names and categories are kube's", async (t) => {
     'flowcontrol.apiserver.k8s.io/v1alpha1/flowschemas': ['FlowSchema', 'FlowSchemaList', 'flowschema', false, [], []],
     'flowcontrol.apiserver.k8s.io/v1alpha1/prioritylevelconfigurations': ['PriorityLevelConfiguration', 'PriorityLevelConfigurationList', 'prioritylevelconfiguration', false, [], []],
     'internal.apiserver.k8s.io/v1alpha1/storageversions': ['StorageVersion', 'StorageVersionList', 'storageversion', false, [], []],
+    'apiregistration.k8s.io/v1/apiservices': ['APIService', 'APIServiceList', 'apiservice', false, [], ['api-extensions']],
+    'apiregistration.k8s.io/v1beta1/apiservices': ['APIService', 'APIServiceList', 'apiservice', false, [], ['api-extensions']],
   });
 });
 
@@ -160,7 +164,7 @@ t.test('generation, status and scale follow kube', async (t) => {
   ]);
   t.same(kinds.filter((k) => k.statusSubresource).map((k) => k.resource), [
     'namespaces', 'pods', 'nodes', 'services', 'resourcequotas',
-    'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers', 'ingresses',
+    'persistentvolumes', 'persistentvolumeclaims', 'replicationcontrollers', 'apiservices', 'apiservices', 'ingresses',
     'deployments', 'daemonsets', 'replicasets', 'statefulsets',
     ...Array(4).fill('horizontalpodautoscalers'),
     'jobs', 'cronjobs', 'cronjobs', 'cronjobs',
@@ -179,8 +183,9 @@ t.test('generation, status and scale follow kube', async (t) => {
       'rbac.authorization.k8s.io': 'rbac', 'flowcontrol.apiserver.k8s.io': 'flowcontrol', 'internal.apiserver.k8s.io': 'apiserverinternal',
     };
     const group = k.group === '' ? 'core' : packages[k.group] ?? k.group.replace(/\.k8s\.io$/, '');
-    // kube names apiextensions' definitions after its own Go module, not k8s.io/api
-    const prefix = k.group === 'apiextensions.k8s.io' ? 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions' : `io.k8s.api.${group}`;
+    // kube names apiextensions' and apiregistration's definitions after their own Go modules, not k8s.io/api
+    const prefix = k.group === 'apiextensions.k8s.io' ? 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions'
+      : k.group === 'apiregistration.k8s.io' ? 'io.k8s.kube-aggregator.pkg.apis.apiregistration' : `io.k8s.api.${group}`;
     t.equal(k.schemaName, `${prefix}.${k.version}.${k.kind}`, k.resource);
     // kube marks VolumeAttachment's Attacher column as a name too (kubectl decorates only the first one)
     if (k.table && k.resource !== 'volumeattachments') t.equal(k.table.columns.filter((c) => c.format === 'name').length, 1, `${k.resource} has one name column`);

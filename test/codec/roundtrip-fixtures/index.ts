@@ -36,6 +36,8 @@ export function fixtureMeta(name: string, namespace?: string) {
 
 import { apiextensionsFixtures } from './apiextensions';
 
+import { apiregistrationFixtures } from './apiregistration';
+
 export const groupFixtures: Fixtures = {
   ...rbacFixtures,
   ...admissionRegistrationFixtures,
@@ -51,4 +53,5 @@ export const groupFixtures: Fixtures = {
   ...flowcontrolFixtures,
   ...earlierVersionFixtures,
   ...apiextensionsFixtures,
+  ...apiregistrationFixtures,
 };
