@@ -112,6 +112,8 @@ export class AutoRegistration {
           await this.#check(name);
           this.#synced.add(name);
         } catch (err) {
+          // a write cut short by our own stop (the server shutting down) is no failure to report
+          if (this.#stopped) break;
           this.#opts.logger?.warn({ err, apiService: name }, 'autoregister: sync failed; retrying');
           failed = true;
           this.#retryLater(name);

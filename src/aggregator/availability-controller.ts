@@ -110,6 +110,7 @@ export class AvailabilityController {
       failed = available.reason === 'FailedDiscoveryCheck';
       await this.#write(original, available);
     } catch (err) {
+      if (this.#stopped) return;
       failed = true;
       this.#o.logger?.warn({ err, apiService: name }, 'availability: status update failed');
     }

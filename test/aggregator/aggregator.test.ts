@@ -84,10 +84,20 @@ t.test('aggregation in process', async (t) => {
     await aggregator.idle();
     const list = await waitFor('local APIServices', async () => {
       const l = await registry.list({ kind: fx.kind('apiservices', 'apiregistration.k8s.io') }, {});
-      return l.items.length >= 6 ? l : undefined;
+      return l.items.length >= 44 ? l : undefined;
     });
     const names = list.items.map((i) => i.metadata?.name).sort();
-    t.same(names, ['v1.', 'v1.apps', 'v1.batch', 'v1.coordination.k8s.io', 'v1.events.k8s.io', 'v1beta1.batch']);
+    t.same(names, [
+      'v1.', 'v1.admissionregistration.k8s.io', 'v1.apiextensions.k8s.io', 'v1.apps', 'v1.autoscaling', 'v1.batch', 'v1.certificates.k8s.io',
+      'v1.coordination.k8s.io', 'v1.discovery.k8s.io', 'v1.events.k8s.io', 'v1.flowcontrol.apiserver.k8s.io', 'v1.networking.k8s.io',
+      'v1.node.k8s.io', 'v1.policy', 'v1.rbac.authorization.k8s.io', 'v1.scheduling.k8s.io', 'v1.storage.k8s.io',
+      'v1alpha1.flowcontrol.apiserver.k8s.io', 'v1alpha1.internal.apiserver.k8s.io', 'v1alpha1.node.k8s.io', 'v1alpha1.rbac.authorization.k8s.io',
+      'v1alpha1.scheduling.k8s.io', 'v1alpha1.storage.k8s.io', 'v1beta1.admissionregistration.k8s.io', 'v1beta1.apiextensions.k8s.io',
+      'v1beta1.batch', 'v1beta1.certificates.k8s.io', 'v1beta1.coordination.k8s.io', 'v1beta1.discovery.k8s.io', 'v1beta1.events.k8s.io',
+      'v1beta1.extensions', 'v1beta1.flowcontrol.apiserver.k8s.io', 'v1beta1.networking.k8s.io', 'v1beta1.node.k8s.io', 'v1beta1.policy',
+      'v1beta1.rbac.authorization.k8s.io', 'v1beta1.scheduling.k8s.io', 'v1beta1.storage.k8s.io', 'v1beta2.flowcontrol.apiserver.k8s.io',
+      'v1beta3.flowcontrol.apiserver.k8s.io', 'v2.autoscaling', 'v2alpha1.batch', 'v2beta1.autoscaling', 'v2beta2.autoscaling',
+    ]);
     const apps = list.items.find((i) => i.metadata?.name === 'v1.apps') as APIService;
     t.same(apps.metadata.labels, { 'kube-aggregator.kubernetes.io/automanaged': 'onstart' });
     t.same(apps.spec, { group: 'apps', version: 'v1', groupPriorityMinimum: 17800, versionPriority: 15 });
@@ -212,7 +222,12 @@ t.test('aggregation in process', async (t) => {
 
   await t.test('discovery lists the extension; its group/version document is proxied', async (t) => {
     const groups = JSON.parse((await request('GET', '/apis')).body) as { groups: Array<{ name: string }> };
-    t.same(groups.groups.map((g) => g.name), ['apiregistration.k8s.io', 'apps', 'events.k8s.io', 'batch', 'coordination.k8s.io', GROUP]);
+    // kube's order: the autoregister priorities, then the extension's
+    t.same(groups.groups.map((g) => g.name), [
+      'apiregistration.k8s.io', 'extensions', 'apps', 'events.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io', 'networking.k8s.io',
+      'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io', 'scheduling.k8s.io',
+      'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io', GROUP,
+    ]);
     t.match(JSON.parse((await request('GET', `/apis/${GROUP}`)).body), { kind: 'APIGroup', name: GROUP, preferredVersion: { version: VERSION } });
     t.match(JSON.parse((await request('GET', `/apis/${GV}`)).body), { kind: 'APIResourceList', resources: [{ name: 'flunders' }] });
     const agg = await waitFor('aggregated entry', async () => {

@@ -28,7 +28,12 @@ t.test('/apis in kube\'s priority order, extension groups placed by their priori
   const scheme = new Scheme(builtinKinds());
   const ext = extension([remote('wardle.example.com', 'v1alpha1', 1000, 15), remote('metrics.k8s.io', 'v1beta1', 17790, 100)]);
   const names = (apiGroupList(scheme, ext) as { groups: Array<{ name: string }> }).groups.map((g) => g.name);
-  t.same(names, ['apiregistration.k8s.io', 'apps', 'metrics.k8s.io', 'events.k8s.io', 'batch', 'coordination.k8s.io', 'wardle.example.com']);
+  t.same(names, [
+    'apiregistration.k8s.io', 'extensions', 'apps', 'metrics.k8s.io', 'events.k8s.io', 'autoscaling', 'batch', 'certificates.k8s.io',
+    'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io', 'apiextensions.k8s.io',
+    'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io',
+    'wardle.example.com',
+  ]);
   t.same(apiGroupDocument(scheme, 'wardle.example.com', ext), {
     kind: 'APIGroup',
     apiVersion: 'v1',
@@ -37,7 +42,9 @@ t.test('/apis in kube\'s priority order, extension groups placed by their priori
     preferredVersion: { groupVersion: 'wardle.example.com/v1alpha1', version: 'v1alpha1' },
   });
   t.same((apiGroupList(scheme) as { groups: Array<{ name: string }> }).groups.map((g) => g.name), [
-    'apps', 'batch', 'coordination.k8s.io', 'events.k8s.io', 'apiregistration.k8s.io',
+    'apiregistration.k8s.io', 'extensions', 'apps', 'autoscaling', 'batch', 'policy', 'networking.k8s.io', 'storage.k8s.io', 'scheduling.k8s.io',
+    'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'events.k8s.io', 'rbac.authorization.k8s.io', 'admissionregistration.k8s.io',
+    'certificates.k8s.io', 'apiextensions.k8s.io', 'flowcontrol.apiserver.k8s.io', 'internal.apiserver.k8s.io',
   ], 'without an extension: the Scheme\'s order');
 });
 

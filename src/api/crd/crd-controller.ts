@@ -129,6 +129,7 @@ export class CrdController {
       // relist: a 410 or a closed stream may have lost events
       this.#later(() => {
         this.#relist().catch((err) => {
+          if (this.#closed) return;
           this.#o.logger?.warn({ err }, 'CRD relist failed');
           restart();
         });
@@ -157,6 +158,7 @@ export class CrdController {
         if (this.#closed) handle.cancel();
       })
       .catch((err) => {
+        if (this.#closed) return;
         this.#o.logger?.warn({ err }, 'CRD watch failed');
         restart();
       });
@@ -202,6 +204,7 @@ export class CrdController {
       await this.#sync(name);
       this.#retries.delete(name);
     } catch (err) {
+      if (this.#closed) return;
       const delay = Math.min((this.#retries.get(name) ?? this.#o.retryMs ?? 200) * 2, 5000);
       this.#retries.set(name, delay);
       this.#o.logger?.warn({ err, crd: name }, 'CRD sync failed; will retry');
@@ -337,6 +340,7 @@ export class CrdController {
           this.#later(() => this.#enqueue(name), this.#o.retryMs ?? 200);
           return;
         }
+        if (this.#closed) return;
         this.#o.logger?.warn({ err, crd: name }, 'CRD cleanup failed; will retry');
         this.#later(() => this.#enqueue(name), Math.max(this.#o.retryMs ?? 200, 1000));
       })
