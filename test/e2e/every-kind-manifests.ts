@@ -59,8 +59,6 @@ export interface KindManifest {
   name: string;
   namespaced: boolean;
   yaml: string;
-  /** the object waits for a controller to finish its deletion (a namespace's finalizer is the server's own) */
-  keepsFinalizers?: boolean;
 }
 
 const podSpec = `
@@ -79,7 +77,8 @@ function csrPem(): string {
 
 /** `[resource, apiVersion, kind, namespaced, body]`: body is the YAML after metadata, indented as top-level fields */
 function manifest(resource: string, apiVersion: string, kind: string, namespaced: boolean, body: string, extra: Partial<KindManifest> = {}): KindManifest {
-  const name = `ek-${kind.toLowerCase()}`;
+  // events.k8s.io's Event is stored with core/v1's: a name of its own
+  const name = extra.name ?? `ek-${kind.toLowerCase()}${apiVersion.startsWith('events.k8s.io/') ? '-v1' : ''}`;
   const meta = namespaced ? `  name: ${name}\n  namespace: ${NAMESPACE}` : `  name: ${name}`;
   return { resource, name, namespaced, yaml: `apiVersion: ${apiVersion}\nkind: ${kind}\nmetadata:\n${meta}\n${body.replace(/^\n/, '')}`, ...extra };
 }
@@ -159,7 +158,7 @@ export function everyKindManifests(): KindManifest[] {
     manifest('priorityclasses.scheduling.k8s.io', 'scheduling.k8s.io/v1', 'PriorityClass', false, 'value: 1000'),
     // storage
     manifest('storageclasses.storage.k8s.io', 'storage.k8s.io/v1', 'StorageClass', false, 'provisioner: example.com/provisioner'),
-    manifest('volumeattachments.storage.k8s.io', 'storage.k8s.io/v1', 'VolumeAttachment', false, 'spec:\n  attacher: example.com/csi\n  nodeName: node-1\n  source:\n    persistentVolumeName: pv-1'),
+    manifest('volumeattachments.storage.k8s.io', 'storage.k8s.io/v1', 'VolumeAttachment', false, 'spec:\n  attacher: csi.example.com\n  nodeName: node-1\n  source:\n    persistentVolumeName: pv-1'),
     manifest('csidrivers.storage.k8s.io', 'storage.k8s.io/v1', 'CSIDriver', false, 'spec: {}'),
     manifest('csinodes.storage.k8s.io', 'storage.k8s.io/v1', 'CSINode', false, 'spec:\n  drivers: []'),
     manifest('csistoragecapacities.storage.k8s.io', 'storage.k8s.io/v1', 'CSIStorageCapacity', true, 'storageClassName: standard\ncapacity: 10Gi'),

@@ -5,8 +5,8 @@
  * kinds of category `all`.
  */
 import t from 'tap';
-import { kubectlFor, missingKubectl, startApiServer } from './harness';
-import type { Kubectl, KubectlVersion } from './harness';
+import { kubectlFor, missingKubectl, startApiServer, waitFor } from './harness';
+import type { KubectlVersion } from './harness';
 import { everyKindManifests, EXPECTED_GROUP_VERSIONS, NAMESPACE } from './every-kind-manifests';
 
 for (const version of ['1.32', '1.20'] as KubectlVersion[]) {
@@ -27,24 +27,31 @@ for (const version of ['1.32', '1.20'] as KubectlVersion[]) {
 
     t.test('create, get, list, watch and delete one object of every kind', async (t) => {
       const manifests = everyKindManifests();
-      // one watcher per kind first, so each sees its object's ADDED event
+      // one watcher per kind first, so each sees its object's ADDED event (lines `ADDED <name>`)
       const watches = manifests.map((m) =>
-        kubectl.stream(['get', m.resource, ...(m.namespaced ? ['-n', NAMESPACE] : []), '--watch-only', '--output-watch-events', '-o', 'name']),
+        kubectl.stream(['get', m.resource, ...(m.namespaced ? ['-n', NAMESPACE] : []), '--watch-only', '--output-watch-events', '-o', 'jsonpath={.type} {.object.metadata.name}{"\\n"}']),
       );
       t.teardown(() => Promise.all(watches.map((w) => w.kill())));
-      await new Promise((r) => setTimeout(r, 1500));
+      await waitFor('every watch to start', () => watches.every((w) => w.running) && manifests.length);
+      await new Promise((r) => setTimeout(r, 3000));
       const yaml = manifests.map((m) => m.yaml).join('\n---\n');
       const created = await kubectl.run(['create', '-f', '-'], yaml);
       t.equal(created.code, 0, `create -f of every kind: ${created.stderr}`);
-      for (const [i, m] of manifests.entries()) {
-        const ns = m.namespaced ? ['-n', NAMESPACE] : [];
-        const obj = await kubectl.json<{ kind: string; metadata: { name: string } }>(['get', m.resource, m.name, ...ns]);
-        t.equal(obj.metadata.name, m.name, `get ${m.resource}/${m.name}`);
-        const listed = await kubectl.ok(['get', m.resource, ...ns, '-o', 'name']);
-        t.match(listed, m.name, `list ${m.resource}`);
-        const line = await watches[i].waitForLine(new RegExp(`ADDED.*/${m.name}$`)).catch((err: Error) => err.message);
-        t.match(line, /ADDED/, `watch ${m.resource} saw ADDED`);
+
+      // get: every object read back from the same file
+      const got = JSON.parse(await kubectl.ok(['get', '-f', '-', '-o', 'json'], yaml)) as { items: Array<{ kind: string; metadata: { name: string } }> };
+      t.same(got.items.map((o) => o.metadata.name), manifests.map((m) => m.name), 'get -f reads back every object');
+      // list: every resource listed in one request per scope
+      for (const namespaced of [true, false]) {
+        const ms = manifests.filter((m) => m.namespaced === namespaced);
+        const listed = await kubectl.ok(['get', ms.map((m) => m.resource).join(','), ...(namespaced ? ['-n', NAMESPACE] : []), '-o', 'name']);
+        for (const m of ms) t.match(listed, new RegExp(`/${esc(m.name)}$`, 'm'), `list ${m.resource}`);
       }
+      for (const [i, m] of manifests.entries()) {
+        const seen = await watches[i].waitForLine(new RegExp(`^ADDED ${esc(m.name)}$`)).then(() => true, () => false);
+        t.ok(seen, `watch ${m.resource} saw ADDED (${watches[i].lines.join('; ')} ${watches[i].stderr})`);
+      }
+
       // `get all` is category all: exactly the kinds kube puts there (no controller made more objects)
       const all = (await kubectl.ok(['get', 'all', '-n', NAMESPACE, '-o', 'name'])).trim().split('\n').sort();
       t.same(all, [
@@ -53,23 +60,20 @@ for (const version of ['1.32', '1.20'] as KubectlVersion[]) {
         'replicaset.apps/ek-replicaset', 'replicationcontroller/ek-replicationcontroller', 'service/ek-service',
         'statefulset.apps/ek-statefulset',
       ], 'get all lists the kinds of category all');
-      const deleted = await kubectl.run(['delete', '-f', '-', '--wait=false'], yaml);
+
+      // delete: kubectl waits until each object is gone
+      const deleted = await kubectl.run(['delete', '-f', '-', '--wait=true', '--timeout=60s'], yaml, 90_000);
       t.equal(deleted.code, 0, `delete -f of every kind: ${deleted.stderr}`);
-      for (const m of manifests) {
-        if (m.keepsFinalizers) continue;
-        const ns = m.namespaced ? ['-n', NAMESPACE] : [];
-        const r = await waitGone(kubectl, m.resource, m.name, ns);
-        t.ok(r, `${m.resource}/${m.name} is gone`);
+      const left = await kubectl.run(['get', '-f', '-', '-o', 'name', '--ignore-not-found'], yaml);
+      t.equal(left.stdout.trim(), '', 'nothing is left');
+      for (const [i, m] of manifests.entries()) {
+        const seen = await watches[i].waitForLine(new RegExp(`^DELETED ${esc(m.name)}$`)).then(() => true, () => false);
+        t.ok(seen, `watch ${m.resource} saw DELETED (${watches[i].lines.join('; ')} ${watches[i].stderr})`);
       }
     });
   });
 }
 
-async function waitGone(kubectl: Kubectl, resource: string, name: string, ns: string[]): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    const r = await kubectl.run(['get', resource, name, ...ns, '-o', 'name']);
-    if (r.code !== 0 && /NotFound|not found/.test(r.stderr)) return true;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  return false;
+function esc(name: string): string {
+  return name.replace(/\./g, '\\.');
 }
