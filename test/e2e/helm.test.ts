@@ -285,7 +285,8 @@ t.test('helm install, upgrade, rollback and uninstall of a chart using the whole
   const names = await kubectl.ok(['get', 'serviceaccount,role,rolebinding,deployment,service,pdb,ingress,hpa,gadget,configmap', '-o', 'name']);
   for (const want of [
     'serviceaccount/shop', 'role.rbac.authorization.k8s.io/shop', 'rolebinding.rbac.authorization.k8s.io/shop', 'deployment.apps/shop', 'service/shop',
-    'poddisruptionbudget.policy/shop', 'ingress.networking.k8s.io/shop', 'horizontalpodautoscaler.autoscaling/shop', 'gadget.shop.example.com/shop-gadget', 'configmap/shop-config',
+    // `ingress` resolves to extensions first, as on kube 1.20 (its group sits second in discovery)
+    'poddisruptionbudget.policy/shop', 'ingress.extensions/shop', 'horizontalpodautoscaler.autoscaling/shop', 'gadget.shop.example.com/shop-gadget', 'configmap/shop-config',
   ]) {
     t.match(names, want, `${want} created`);
   }
@@ -294,6 +295,8 @@ t.test('helm install, upgrade, rollback and uninstall of a chart using the whole
   t.same(gadget.spec, { color: 'blue', size: 3 }, 'the CRD default is applied to the custom object');
   const pdb = await kubectl.json<{ apiVersion: string }>(['get', 'pdb', 'shop']);
   t.equal(pdb.apiVersion, 'policy/v1', 'the chart chose policy/v1 from the served API versions');
+  const ingress = await kubectl.json<{ spec: { rules: Array<{ host: string }> } }>(['get', 'ingresses.networking.k8s.io', 'shop']);
+  t.equal(ingress.spec.rules[0].host, 'shop.example.com', 'the networking.k8s.io/v1 Ingress the chart chose reads back');
 
   const upgraded = await run(['upgrade', 'shop', chart, '--namespace', 'default', '--set', 'replicas=3']);
   t.equal(upgraded.code, 0, `helm upgrade: ${upgraded.stderr}`);
