@@ -190,3 +190,27 @@ t.test('list types: sets and maps are unique', async (t) => {
   ]);
   t.same(texts(validateListSetsAndMaps(s, { map: ['x'] })), ['map[0]: Invalid value: "x": must be an object for an array of list-type map']);
 });
+
+t.test("patterns are Go regular expressions (RE2), matched anywhere in the value", async (t) => {
+  // prometheus-operator's PrometheusRule CRD uses Go's (?i) flag, which JavaScript's RegExp refuses
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      strategy: { type: 'string', pattern: '^(?i)(abort|warn)?$' },
+      word: { type: 'string', pattern: '[[:alpha:]]+' },
+      tail: { type: 'string', pattern: 'end\\z' },
+    },
+  };
+  t.same(validateValue(schema, { strategy: 'ABORT', word: '12ab34', tail: 'the end' }), [], '(?i), POSIX classes, \\z and unanchored matching as in Go');
+  t.same(texts(validateValue(schema, { strategy: 'stop', word: '1234', tail: 'the end\n' })), [
+    "strategy: Invalid value: \"stop\": strategy in body should match '^(?i)(abort|warn)?$'",
+    "word: Invalid value: \"1234\": word in body should match '[[:alpha:]]+'",
+    "tail: Invalid value: \"the end\\n\": tail in body should match 'end\\z'",
+  ]);
+  const structural = newStructural({ type: 'object', properties: { a: { type: 'string', pattern: '(?i)ok' }, b: { type: 'string', pattern: '(?<=a)b' } } });
+  t.same(
+    texts(validateStructural('spec.validation.openAPIV3Schema', structural)).filter((m) => m.includes('pattern')),
+    ['spec.validation.openAPIV3Schema.properties[b].pattern: Invalid value: "(?<=a)b": must be a valid regular expression, but isn\'t: error parsing regexp: invalid named capture: `(?<=a)b`'],
+    'a look-behind is no Go syntax; (?i) is',
+  );
+});

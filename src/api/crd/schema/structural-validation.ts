@@ -9,6 +9,7 @@ import type { StatusCause } from '../../errors';
 import { forbidden, invalid, required } from '../../validation/field-errors';
 import type { NestedValueValidation, Structural, ValueValidation } from './structural';
 import { child, key } from './field-path';
+import { goRegexpError } from './go-regexp';
 
 type Level = 'root' | 'item' | 'field';
 
@@ -122,11 +123,8 @@ function valueValidation(v: ValueValidation | undefined, skipAnyOf: boolean, ski
   v.oneOf.forEach((n, i) => out.push(...nested(n, false, `${child(path, 'oneOf')}[${i}]`)));
   if (v.not) out.push(...nested(v.not, false, child(path, 'not')));
   if (v.pattern) {
-    try {
-      new RegExp(v.pattern, 'u');
-    } catch (err) {
-      out.push(invalid(child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${(err as Error).message}`));
-    }
+    const error = goRegexpError(v.pattern);
+    if (error !== undefined) out.push(invalid(child(path, 'pattern'), v.pattern, `must be a valid regular expression, but isn't: ${error}`));
   }
   return out;
 }

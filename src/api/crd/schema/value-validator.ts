@@ -17,6 +17,7 @@ import { jsonEqual } from '../../json-value';
 import type { JSONSchemaProps } from '../types';
 import { isObject } from '../types';
 import { checkFormat, supportsFormat } from './formats';
+import { goRegexpError, goRegexpMatches } from './go-regexp';
 
 interface Issue {
   kind: 'required' | 'enum' | 'invalid' | 'composite';
@@ -135,14 +136,9 @@ class Validator {
       this.issues.push({ kind: 'invalid', name: path, value: data, message: inBody(path, `should be at least ${s.minLength} chars long`) });
       return;
     }
-    if (typeof s.pattern === 'string' && s.pattern) {
-      let re: RegExp | undefined;
-      try {
-        re = new RegExp(s.pattern, 'u');
-      } catch {
-        re = undefined;
-      }
-      if (re && !re.test(data)) this.issues.push({ kind: 'invalid', name: path, value: data, message: inBody(path, `should match '${s.pattern}'`) });
+    // a Go pattern (the CRD's validation refused invalid ones; one stored before is not applied)
+    if (typeof s.pattern === 'string' && s.pattern && goRegexpError(s.pattern) === undefined) {
+      if (!goRegexpMatches(s.pattern, data)) this.issues.push({ kind: 'invalid', name: path, value: data, message: inBody(path, `should match '${s.pattern}'`) });
     }
   }
 

@@ -1,0 +1,37 @@
+/**
+ * CRD `pattern`s are Go regular expressions (RE2 syntax: `(?i)` flags, `\z`, `[[:alpha:]]`, no
+ * look-around or back-references), matched anywhere in the value as Go's regexp.MatchString does.
+ * JavaScript's RegExp reads many of them differently or refuses them, so they are compiled with
+ * re2js, the JavaScript port of RE2. Compiled patterns are cached: a schema's few patterns are
+ * checked on every write of its objects.
+ */
+import { RE2JS } from 're2js';
+
+const cache = new Map<string, RE2JS | Error>();
+const CACHE_LIMIT = 4096;
+
+function compile(pattern: string): RE2JS | Error {
+  let compiled = cache.get(pattern);
+  if (compiled === undefined) {
+    try {
+      compiled = RE2JS.compile(pattern);
+    } catch (err) {
+      compiled = err instanceof Error ? err : new Error(String(err));
+    }
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(pattern, compiled);
+  }
+  return compiled;
+}
+
+/** Go's parse error for an invalid pattern (`error parsing regexp: ...`), or undefined when it compiles */
+export function goRegexpError(pattern: string): string | undefined {
+  const compiled = compile(pattern);
+  return compiled instanceof Error ? compiled.message : undefined;
+}
+
+/** regexp.MatchString: does the pattern match somewhere in value? An invalid pattern matches nothing. */
+export function goRegexpMatches(pattern: string, value: string): boolean {
+  const compiled = compile(pattern);
+  return !(compiled instanceof Error) && compiled.matcher(value).find();
+}
