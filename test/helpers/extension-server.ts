@@ -173,7 +173,7 @@ export async function startExtensionServer(opts: { service: string; namespace: s
     socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n');
     socket.on('data', (d: Buffer) => socket.write(d));
   });
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<import('node:stream').Duplex>();
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));

@@ -1,16 +1,7 @@
 /** round-trip fixtures of admissionregistration.k8s.io v1 and v1beta1 */
-import type { Fixtures } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
-// index.ts imports this file, so its fixtureMeta is not yet defined when this module loads
-const fixtureMeta = (name: string, namespace?: string) => ({
-  name,
-  ...(namespace ? { namespace } : {}),
-  uid: '7c1f0a52-3a3e-4f6b-9d0e-1b2c3d4e5f60',
-  resourceVersion: '42',
-  creationTimestamp: '2024-05-01T10:00:00Z',
-  labels: { app: 'web' },
-  annotations: { note: 'round trip' },
-});
 
 function webhook(mutating: boolean) {
   return {

@@ -1,15 +1,6 @@
 /** apiextensions.k8s.io v1 and v1beta1 CustomResourceDefinition, with every form of the schema wrappers */
-import type { Fixtures } from './index';
-
-// not index.ts's fixtureMeta: index.ts imports this file, so its values are not defined yet here
-const fixtureMeta = (name: string) => ({
-  name,
-  uid: '7c1f0a52-3a3e-4f6b-9d0e-1b2c3d4e5f60',
-  resourceVersion: '42',
-  creationTimestamp: '2024-05-01T10:00:00Z',
-  labels: { app: 'web' },
-  annotations: { note: 'round trip' },
-});
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
 const schema = {
   type: 'object',

@@ -1,18 +1,11 @@
 /** apiregistration.k8s.io: one remote APIService per served version (service, caBundle, status) */
-import type { Fixtures } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
 const apiService = (apiVersion: string) => ({
   apiVersion,
   kind: 'APIService',
-  // the metadata is spelled out: index.ts imports this file before its own fixtureMeta exists
-  metadata: {
-    name: 'v1beta1.metrics.k8s.io',
-    uid: '7c1f0a52-3a3e-4f6b-9d0e-1b2c3d4e5f60',
-    resourceVersion: '42',
-    creationTimestamp: '2024-05-01T10:00:00Z',
-    labels: { 'kube-aggregator.kubernetes.io/automanaged': 'true' },
-    annotations: { note: 'round trip' },
-  },
+  metadata: { ...fixtureMeta('v1beta1.metrics.k8s.io'), labels: { 'kube-aggregator.kubernetes.io/automanaged': 'true' } },
   spec: {
     service: { namespace: 'kube-system', name: 'metrics-server', port: 443 },
     group: 'metrics.k8s.io',

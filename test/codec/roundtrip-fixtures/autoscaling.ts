@@ -1,16 +1,7 @@
 /** round-trip fixtures: HorizontalPodAutoscaler in autoscaling/v2, v2beta2, v2beta1 and v1 */
-import type { Fixtures } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
-// index.ts imports this file, so its fixtureMeta is not initialised yet when this one runs
-const fixtureMeta = (name: string, namespace?: string) => ({
-  name,
-  ...(namespace ? { namespace } : {}),
-  uid: '7c1f0a52-3a3e-4f6b-9d0e-1b2c3d4e5f60',
-  resourceVersion: '42',
-  creationTimestamp: '2024-05-01T10:00:00Z',
-  labels: { app: 'web' },
-  annotations: { note: 'round trip' },
-});
 
 const ref = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
 const condition = { type: 'AbleToScale', status: 'True', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'ReadyForNewScale', message: 'recommended size matches current size' };

@@ -1,16 +1,7 @@
 /** round-trip fixtures of the core/v1 kinds beyond the first ones: storage, controllers, virtual kinds */
-import type { Fixtures } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
-// index.ts imports this file, so its fixtureMeta is not defined yet when this one loads: the same values, here
-const fixtureMeta = (name: string, namespace?: string) => ({
-  name,
-  ...(namespace ? { namespace } : {}),
-  uid: '7c1f0a52-3a3e-4f6b-9d0e-1b2c3d4e5f60',
-  resourceVersion: '42',
-  creationTimestamp: '2024-05-01T10:00:00Z',
-  labels: { app: 'web' },
-  annotations: { note: 'round trip' },
-});
 
 const template = {
   metadata: { labels: { app: 'web' }, creationTimestamp: null },

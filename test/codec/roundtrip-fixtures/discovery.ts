@@ -1,6 +1,6 @@
 /** round-trip fixtures of discovery.k8s.io v1 and v1beta1 */
-import type { Fixtures } from './index';
-import { fixtureMeta } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
 const common = (apiVersion: string) => ({
   apiVersion,

@@ -2,6 +2,7 @@
  * Round-trip fixtures of the groups added after the first 21 kinds, one file per group, merged
  * here: one realistic object per served kind, keyed by `apiVersion/Kind` (test/codec/roundtrip.test.ts).
  */
+import type { Fixtures } from './meta';
 import { admissionRegistrationFixtures } from './admissionregistration';
 import { certificatesFixtures } from './certificates';
 import { rbacFixtures } from './rbac';
@@ -16,23 +17,6 @@ import { autoscalingFixtures } from './autoscaling';
 import { earlierVersionFixtures } from './earlier-versions';
 import { flowcontrolFixtures } from './flowcontrol';
 
-export type Fixtures = Record<string, Record<string, unknown>>;
-
-/**
- * the shared metadata of fixtures: the values kube keeps in every field of ObjectMeta. A function
- * declaration, so the group files this module imports can call it while it loads (circular import).
- */
-export function fixtureMeta(name: string, namespace?: string) {
-  return {
-    name,
-    ...(namespace ? { namespace } : {}),
-    uid: '7c1f0a52-3a3e-4f6b-9d0e-1b2c3d4e5f60',
-    resourceVersion: '42',
-    creationTimestamp: '2024-05-01T10:00:00Z',
-    labels: { app: 'web' },
-    annotations: { note: 'round trip' },
-  };
-}
 
 import { apiextensionsFixtures } from './apiextensions';
 
@@ -55,3 +39,6 @@ export const groupFixtures: Fixtures = {
   ...apiextensionsFixtures,
   ...apiregistrationFixtures,
 };
+
+export { fixtureMeta } from './meta';
+export type { Fixtures } from './meta';

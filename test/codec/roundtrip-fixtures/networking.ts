@@ -1,6 +1,6 @@
 /** round-trip fixtures of networking.k8s.io (v1, v1beta1) and extensions/v1beta1 */
-import type { Fixtures } from './index';
-import { fixtureMeta } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
 const tls = [{ hosts: ['shop.example.com', '*.shop.example.com'], secretName: 'shop-tls' }];
 const status = {

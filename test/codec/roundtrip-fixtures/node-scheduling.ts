@@ -1,6 +1,6 @@
 /** round-trip fixtures of node.k8s.io and scheduling.k8s.io, every version */
-import type { Fixtures } from './index';
-import { fixtureMeta } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
 const overhead = { podFixed: { cpu: '250m', memory: '120Mi' } };
 const scheduling = {

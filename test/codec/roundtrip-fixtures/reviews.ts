@@ -2,7 +2,7 @@
  * round-trip fixtures of the review kinds beside authorization.k8s.io/v1's access reviews:
  * authentication.k8s.io v1/v1beta1, authorization.k8s.io v1beta1 and SelfSubjectRulesReview
  */
-import type { Fixtures } from './index';
+import type { Fixtures } from './meta';
 
 const userInfo = { username: 'jane', uid: 'u-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['a', 'b'] } };
 

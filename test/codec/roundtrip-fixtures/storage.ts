@@ -1,6 +1,6 @@
 /** round-trip fixtures of storage.k8s.io, every kind and version */
-import type { Fixtures } from './index';
-import { fixtureMeta } from './index';
+import { fixtureMeta } from './meta';
+import type { Fixtures } from './meta';
 
 const storageClass = (version: string) => ({
   apiVersion: `storage.k8s.io/${version}`,
