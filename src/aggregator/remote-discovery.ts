@@ -10,6 +10,7 @@ import type { APIService } from './apiservice';
 import { isRemote } from './apiservice';
 import type { FetchedResponse } from './proxy';
 import type { UserIdentity } from './front-proxy-headers';
+import { SingleFlight } from './single-flight';
 
 export const ACCEPT_AGGREGATED =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
@@ -92,8 +93,7 @@ export class RemoteDiscovery {
   readonly #o: RemoteDiscoveryOptions;
   readonly #services = new Map<string, APIService>();
   readonly #entries = new Map<string, DiscoveryEntry>();
-  readonly #inFlight = new Map<string, Promise<void>>();
-  readonly #dirty = new Set<string>();
+  readonly #flights = new SingleFlight((name) => this.#fetch(name));
   #timer: NodeJS.Timeout | undefined;
 
   constructor(o: RemoteDiscoveryOptions) {
@@ -128,17 +128,7 @@ export class RemoteDiscovery {
 
   /** fetch again; a refresh asked for while one runs runs once more after it */
   refresh(name: string): Promise<void> {
-    const running = this.#inFlight.get(name);
-    if (running) {
-      this.#dirty.add(name);
-      return running;
-    }
-    const p = this.#fetch(name).finally(() => {
-      this.#inFlight.delete(name);
-      if (this.#dirty.delete(name)) void this.refresh(name);
-    });
-    this.#inFlight.set(name, p);
-    return p;
+    return this.#flights.refresh(name);
   }
 
   async #fetch(name: string): Promise<void> {

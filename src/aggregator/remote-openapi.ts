@@ -15,6 +15,7 @@ import type { JsonObject } from '../openapi/v2';
 import type { APIService } from './apiservice';
 import { isRemote } from './apiservice';
 import type { FetchedResponse } from './proxy';
+import { SingleFlight } from './single-flight';
 
 export interface RemoteOpenApiOptions {
   fetch(s: APIService, path: string, headers: Record<string, string>): Promise<FetchedResponse>;
@@ -50,8 +51,7 @@ export class RemoteOpenApi implements OpenApiExtension {
   readonly #o: RemoteOpenApiOptions;
   readonly #services = new Map<string, APIService>();
   readonly #docs = new Map<string, Documents>();
-  readonly #inFlight = new Map<string, Promise<void>>();
-  readonly #dirty = new Set<string>();
+  readonly #flights = new SingleFlight((name) => this.#download(name));
   #generation = 0;
   #timer: NodeJS.Timeout | undefined;
 
@@ -121,17 +121,7 @@ export class RemoteOpenApi implements OpenApiExtension {
   }
 
   refresh(name: string): Promise<void> {
-    const running = this.#inFlight.get(name);
-    if (running) {
-      this.#dirty.add(name);
-      return running;
-    }
-    const p = this.#download(name).finally(() => {
-      this.#inFlight.delete(name);
-      if (this.#dirty.delete(name)) void this.refresh(name);
-    });
-    this.#inFlight.set(name, p);
-    return p;
+    return this.#flights.refresh(name);
   }
 
   async #download(name: string): Promise<void> {
