@@ -12,7 +12,7 @@ import { validatePathSegmentName } from '../../validation/names';
 import { age, ageColumn, column, nameColumn } from '../table-format';
 import { arrAt, isObj, objAt, str } from '../util';
 import type { RbacVersion } from './conversion';
-import { fromV1, subjectsAsV1, toV1 } from './conversion';
+import { rbacKindBase, subjectsAsV1 } from './conversion';
 import { RBAC_GROUP, defaultSubjectGroup, subjectStrings, validateSubject } from './subjects';
 
 type BindingKind = 'RoleBinding' | 'ClusterRoleBinding';
@@ -84,23 +84,7 @@ function bindingKind(kind: BindingKind, version: RbacVersion): KindDefinition {
   const namespaced = kind === 'RoleBinding';
   const resource = namespaced ? 'rolebindings' : 'clusterrolebindings';
   return {
-    group: RBAC_GROUP,
-    version,
-    kind,
-    listKind: `${kind}List`,
-    resource,
-    singular: resource.slice(0, -1),
-    namespaced,
-    nameValidation: 'pathSegment',
-    shortNames: [],
-    categories: [],
-    storage: { group: RBAC_GROUP, resource },
-    storageVersion: 'v1',
-    fromStorage: (obj) => fromV1(obj, version),
-    toStorage: (obj) => toV1(obj, version),
-    schemaName: `io.k8s.api.rbac.${version}.${kind}`,
-    tracksGeneration: false,
-    statusSubresource: false,
+    ...rbacKindBase(kind, version, resource, namespaced),
     strategy: {
       defaults: (obj) => defaults(obj, version),
       validate: (obj, old) => validate(kind, version, obj, old),

@@ -5,7 +5,7 @@
  * going out), service accounts the core group (`v1` going out); other kinds keep their group as
  * `<group>/` (the group of an unparsable version is lost, as in kube).
  */
-import type { KubeObject } from '../../kind';
+import type { KindDefinition, KubeObject } from '../../kind';
 import { clone, isObj, str } from '../util';
 import { RBAC_GROUP } from './subjects';
 
@@ -69,4 +69,30 @@ export function fromV1(obj: KubeObject, version: RbacVersion): KubeObject {
 export function subjectsAsV1(obj: KubeObject, version: RbacVersion): unknown[] {
   const subjects = Array.isArray(obj.subjects) ? obj.subjects : [];
   return version === 'v1alpha1' ? subjects.map(subjectToV1) : subjects;
+}
+
+/**
+ * What the four RBAC kinds share in every version: stored once as v1 in their resource, names that
+ * are any valid path segment (kube's ValidateRBACName), no generation, no status.
+ */
+export function rbacKindBase(kind: string, version: RbacVersion, resource: string, namespaced: boolean): Omit<KindDefinition, 'strategy'> {
+  return {
+    group: RBAC_GROUP,
+    version,
+    kind,
+    listKind: `${kind}List`,
+    resource,
+    singular: resource.slice(0, -1),
+    namespaced,
+    nameValidation: 'pathSegment',
+    shortNames: [],
+    categories: [],
+    storage: { group: RBAC_GROUP, resource },
+    storageVersion: 'v1',
+    fromStorage: (obj) => fromV1(obj, version),
+    toStorage: (obj) => toV1(obj, version),
+    schemaName: `io.k8s.api.rbac.${version}.${kind}`,
+    tracksGeneration: false,
+    statusSubresource: false,
+  };
 }

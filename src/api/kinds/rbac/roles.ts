@@ -10,9 +10,8 @@ import { validateLabelSelector } from '../label-selector';
 import { column, nameColumn } from '../table-format';
 import { arrAt, isObj, str } from '../util';
 import type { RbacVersion } from './conversion';
-import { fromV1, toV1 } from './conversion';
+import { rbacKindBase } from './conversion';
 import { validatePolicyRule } from './policy-rule';
-import { RBAC_GROUP } from './subjects';
 
 function validateRules(obj: KubeObject, namespaced: boolean): StatusCause[] {
   return arrAt(obj, 'rules').flatMap((r, i) => validatePolicyRule(r, namespaced, `rules[${i}]`));
@@ -48,24 +47,7 @@ function roleKind(kind: 'Role' | 'ClusterRole', version: RbacVersion): KindDefin
   const namespaced = kind === 'Role';
   const resource = namespaced ? 'roles' : 'clusterroles';
   return {
-    group: RBAC_GROUP,
-    version,
-    kind,
-    listKind: `${kind}List`,
-    resource,
-    singular: resource.slice(0, -1),
-    namespaced,
-    // kube's ValidateRBACName: any name that is a valid path segment
-    nameValidation: 'pathSegment',
-    shortNames: [],
-    categories: [],
-    storage: { group: RBAC_GROUP, resource },
-    storageVersion: 'v1',
-    fromStorage: (obj) => fromV1(obj, version),
-    toStorage: (obj) => toV1(obj, version),
-    schemaName: `io.k8s.api.rbac.${version}.${kind}`,
-    tracksGeneration: false,
-    statusSubresource: false,
+    ...rbacKindBase(kind, version, resource, namespaced),
     strategy: {
       defaults() {},
       validate: (obj) => (namespaced ? validateRules(obj, true) : [...validateRules(obj, false), ...validateAggregation(obj)]),
