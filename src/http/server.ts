@@ -85,8 +85,24 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
  * the parser cannot find where the next request starts.
  */
 function answerClientError(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
-  if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+  if (!socket.writable) {
     socket.destroy();
+    return;
+  }
+  // On a kept-alive connection the client may send its next request as soon as it has read the
+  // previous answer, before that response has emitted 'finish' here; a pipelining client may send
+  // it even earlier. Answer once the previous response is done, so the answers stay in order.
+  const previous = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (previous && !previous.writableFinished) {
+    let answered = false;
+    const answerLater = (): void => {
+      if (answered) return;
+      answered = true;
+      if (socket.writable && !previous.destroyed) setImmediate(() => answerClientError(err, socket));
+      else socket.destroy();
+    };
+    previous.once('finish', answerLater);
+    previous.once('close', answerLater);
     return;
   }
   const [code, reason, message] =

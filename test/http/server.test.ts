@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -56,4 +57,34 @@ t.test('startServer serves the app over HTTPS without socket timeouts', async (t
   t.equal(JSON.parse(l.body).kind, 'WidgetList');
 
   await t.rejects(startServer({ app, bindAddress: '127.0.0.1', port, cert, key }), { code: 'EADDRINUSE' }, 'listen errors reject');
+});
+
+t.test('an unknown method sent right behind another request is answered 405 after that request', async (t) => {
+  const { cert, key } = selfSigned();
+  const { app } = createApiServerApp({
+    scheme: new Scheme([widgetKind]),
+    registry: new FakeRegistry(),
+    logger: pino({ level: 'silent' }),
+    health: [],
+    version: testVersion,
+  });
+  const server = await startServer({ app, bindAddress: '127.0.0.1', port: 0, cert, key });
+  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  const { port } = server.address() as AddressInfo;
+  // both requests in one write: the parser meets FOOBAR while the first response is still being made
+  const raw = await new Promise<string>((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      socket.write(
+        'GET /apis/test.ballast.io/v1/namespaces/d/widgets HTTP/1.1\r\nHost: x\r\n\r\n' + 'FOOBAR /apis/test.ballast.io/v1/namespaces/d/widgets HTTP/1.1\r\nHost: x\r\n\r\n',
+      );
+    });
+    let got = '';
+    socket.on('data', (c) => (got += c));
+    socket.on('end', () => resolve(got));
+    socket.on('error', reject);
+  });
+  const statusLines = raw.split(/\r?\n/).filter((l) => l.startsWith('HTTP/1.1 '));
+  t.same(statusLines, ['HTTP/1.1 200 OK', 'HTTP/1.1 405 Method Not Allowed'], 'both answered, in order');
+  const last = JSON.parse(raw.slice(raw.lastIndexOf('\r\n\r\n') + 4));
+  t.match(last, { kind: 'Status', code: 405, reason: 'MethodNotAllowed' });
 });
