@@ -100,6 +100,19 @@ export const errors = {
       causes,
     });
   },
+  /** 401: kube never says more than this to the client (the reason goes to the log) */
+  unauthorized(): ApiError {
+    return new ApiError(401, 'Unauthorized', 'Unauthorized');
+  },
+  /**
+   * 403 as kube's NewForbidden words it: `pods "x" is forbidden: why`, `pods is forbidden: why`
+   * without a name, `forbidden: why` without a resource
+   */
+  forbidden(qr: QualifiedResource, name: string, why: string): ApiError {
+    const subject = qr.resource ? (name ? `${qualified(qr)} "${name}"` : qualified(qr)) : '';
+    const message = subject ? `${subject} is forbidden: ${why}` : `forbidden: ${why}`;
+    return new ApiError(403, 'Forbidden', message, { name: name || undefined, group: qr.group || undefined, kind: qr.resource || undefined });
+  },
   badRequest(message: string, causes?: StatusCause[]): ApiError {
     return new ApiError(400, 'BadRequest', message, causes ? { causes } : undefined);
   },

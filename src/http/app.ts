@@ -1,14 +1,16 @@
 /**
  * The API server's Koa app. The middleware order, outermost first:
  *
- *   request id -> request log -> error Status -> in-flight limits -> request timeout
- *     -> aggregated APIs -> routes
+ *   request id -> request log -> error Status -> request timeout -> authentication
+ *     -> in-flight limits -> authorization -> aggregated APIs -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
- * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
+ * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication)
+ * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
+ * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
  * routes          resources, discovery, /version, health
  */
@@ -19,6 +21,10 @@ import type { Scheme } from '../api/scheme';
 import { defaultMaxRequestBodyBytes } from './body';
 import type { ApiState } from './context';
 import type { HealthCheck } from './health';
+import type { Authorizer } from '../api/reviews/authorizer';
+import type { ChainAuthenticator } from '../auth/authenticator';
+import { authentication } from './middleware/authentication';
+import { authorization } from './middleware/authorization';
 import { errorStatus } from './middleware/error-status';
 import { inflightLimit } from './middleware/inflight-limit';
 import { requestId } from './middleware/request-id';
@@ -42,6 +48,10 @@ export interface ApiServerAppOptions {
   version: VersionInfo;
   /** the aggregation layer: proxied group/versions, their discovery and OpenAPI */
   aggregated?: AggregatedApis;
+  /** who the caller is; without one requests carry no user (the app's own tests) */
+  authenticator?: ChainAuthenticator;
+  /** what the caller may do; without one every request is allowed (kube's AlwaysAllow) */
+  authorizer?: Authorizer;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -77,8 +87,10 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   app.use(requestId());
   app.use(requestLog(opts.logger));
   app.use(errorStatus());
-  app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
+  if (opts.authenticator) app.use(authentication(opts.authenticator));
+  app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
+  if (opts.authorizer) app.use(authorization(opts.authorizer));
   const trackWatch = (close: () => void): (() => void) => {
     openWatches.add(close);
     return () => openWatches.delete(close);

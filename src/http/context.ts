@@ -3,13 +3,9 @@ import type Koa from 'koa';
 import type pino from 'pino';
 import type { RequestInfo } from './request-info';
 
-/** who made a request (kube's user.Info), as an authentication middleware sets it */
-export interface UserInfo {
-  name: string;
-  groups: string[];
-  uid?: string;
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from '../api/reviews/authorizer';
+
+export type { UserInfo };
 
 export interface ApiState {
   /** kube's audit ID: the `Audit-ID` request header when given, else a fresh UUID */
@@ -18,8 +14,10 @@ export interface ApiState {
   log: pino.Logger;
   info: RequestInfo;
   query: URLSearchParams;
-  /** the authenticated caller; unset until authentication exists (then requests are anonymous) */
+  /** the caller, once authenticated (and impersonation applied); unset when the app runs without authentication */
   user?: UserInfo;
+  /** the audiences the caller's credential was valid for (tokens with an audience) */
+  audiences?: string[];
 }
 
 export type ApiContext = Koa.ParameterizedContext<ApiState>;

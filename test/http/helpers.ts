@@ -97,7 +97,13 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  opts: { health?: HealthCheck[]; options?: ApiServerAppOptions['options']; registry?: FakeRegistry } = {},
+  opts: {
+    health?: HealthCheck[];
+    options?: ApiServerAppOptions['options'];
+    registry?: FakeRegistry;
+    authenticator?: ApiServerAppOptions['authenticator'];
+    authorizer?: ApiServerAppOptions['authorizer'];
+  } = {},
 ): Promise<TestServer> {
   const registry = opts.registry ?? new FakeRegistry();
   const logs: Record<string, unknown>[] = [];
@@ -109,6 +115,8 @@ export async function startTestServer(
     health: opts.health ?? [{ name: 'etcd', check: async () => {} }],
     version: testVersion,
     options: opts.options,
+    authenticator: opts.authenticator,
+    authorizer: opts.authorizer,
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -8,6 +8,7 @@
  */
 import type { KindDefinition, KubeObject } from '../kind';
 import type { Status } from '../errors';
+import type { UserInfo } from '../reviews/authorizer';
 
 export interface Target {
   kind: KindDefinition;
@@ -40,6 +41,8 @@ export interface GetOptions {
 export interface WriteOptions {
   /** dryRun=All was given (the HTTP layer rejects any other value with 400) */
   dryRun: boolean;
+  /** who asks (after impersonation); undefined when the server runs without authentication */
+  user?: UserInfo;
   fieldManager?: string;
   /** the request's User-Agent: without fieldManager, its first segment names the manager (`kubectl`) */
   userAgent?: string;

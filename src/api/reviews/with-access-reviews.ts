@@ -15,7 +15,7 @@ import type { Definitions } from '../../schema/types';
 import { attributesOf, specAsV1, statusOf, subjectOf } from './attributes';
 import type { RequestUserProvider, TokenAuthenticator } from './authenticator';
 import { FixedUserProvider } from './authenticator';
-import type { Authorizer, Decision } from './authorizer';
+import type { Authorizer, Decision, UserInfo } from './authorizer';
 import { answerRulesReview, answerSelfSubjectReview, answerTokenReview } from './identity-reviews';
 import { reviewKindOf } from './kinds';
 import { ReviewSchema } from './review-schema';
@@ -74,7 +74,9 @@ class AccessReviews {
       else throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
 
-    const answered = await this.#answerOther(kindName, obj);
+    // the caller of the request when the server authenticates, else the provider's fixed user
+    const caller = options.user ?? this.#users.currentUser();
+    const answered = await this.#answerOther(kindName, obj, caller);
     if (answered) return warnings.length > 0 ? { object: answered, created: true, warnings } : { object: answered, created: true };
 
     // validation and the authorizer read the v1 form of the spec (v1beta1 names the groups `group`)
@@ -84,7 +86,7 @@ class AccessReviews {
     if (kind.namespaced && requestNamespace === '') throw errors.badRequest(`namespace is required on this type: ${requestNamespace}`);
 
     const spec = obj.spec as Record<string, unknown>;
-    const user = kindName === 'SelfSubjectAccessReview' ? this.#users.currentUser() : subjectOf(asV1.spec);
+    const user = kindName === 'SelfSubjectAccessReview' ? caller : subjectOf(asV1.spec);
     let decision: Decision;
     try {
       decision = await this.#authorizer.authorize(attributesOf(asV1.spec, user));
@@ -99,14 +101,14 @@ class AccessReviews {
   }
 
   /** the answer of a review that is not an access review, or undefined for an access review */
-  async #answerOther(kindName: string, obj: KubeObject): Promise<KubeObject | undefined> {
+  async #answerOther(kindName: string, obj: KubeObject, caller: UserInfo): Promise<KubeObject | undefined> {
     switch (kindName) {
       case 'TokenReview':
         return answerTokenReview(obj, this.#tokenAuthenticator, this.#apiAudiences);
       case 'SelfSubjectReview':
-        return answerSelfSubjectReview(obj, this.#users.currentUser());
+        return answerSelfSubjectReview(obj, caller);
       case 'SelfSubjectRulesReview':
-        return answerRulesReview(obj, this.#authorizer, this.#users.currentUser());
+        return answerRulesReview(obj, this.#authorizer, caller);
       default:
         return undefined;
     }

@@ -10,7 +10,9 @@ import type { DeleteOptions } from '../../api/registry/types';
 async function deleteOptions(r: ResourceRequest, deps: ResourceDeps): Promise<DeleteOptions> {
   const body = await readBody(r.ctx.req, deps.maxRequestBodyBytes);
   const decoded = body.length > 0 ? decodeObject(body, r.ctx.get('Content-Type') || undefined) : undefined;
-  return parseDeleteOptions(r.ctx.state.query, decoded);
+  const opts = parseDeleteOptions(r.ctx.state.query, decoded);
+  opts.user = r.ctx.state.user;
+  return opts;
 }
 
 export async function deleteResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {

@@ -50,6 +50,7 @@ export async function createResource(r: ResourceRequest, deps: ResourceDeps): Pr
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const opts = parseCreateOptions(r.ctx.state.query);
   opts.userAgent = r.ctx.get('User-Agent');
+  opts.user = r.ctx.state.user;
   const strict: string[] = [];
   const obj = await readObject(r, deps, strict);
   if (strict.length) opts.strictDecodingErrors = strict;
@@ -61,6 +62,7 @@ export async function updateResource(r: ResourceRequest, deps: ResourceDeps): Pr
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
   const opts = parseUpdateOptions(r.ctx.state.query);
   opts.userAgent = r.ctx.get('User-Agent');
+  opts.user = r.ctx.state.user;
   const strict: string[] = [];
   const obj = await readObject(r, deps, strict);
   if (strict.length) opts.strictDecodingErrors = strict;
@@ -90,6 +92,7 @@ export async function patchResource(r: ResourceRequest, deps: ResourceDeps): Pro
   const type = patchTypeOf(r.ctx.get('Content-Type') || undefined);
   const opts = parsePatchOptions(r.ctx.state.query, type);
   opts.userAgent = r.ctx.get('User-Agent');
+  opts.user = r.ctx.state.user;
   const body = (await readBody(r.ctx.req, deps.maxRequestBodyBytes)).toString('utf8');
   if (body.trim() === '') throw errors.badRequest('the body of the request was empty');
   const strict = type === 'merge' || type === 'strategic' ? patchStrictErrors(body) : [];
