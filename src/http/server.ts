@@ -18,6 +18,11 @@ export interface StartServerOptions {
   port: number;
   cert: string | Buffer;
   key: string | Buffer;
+  /**
+   * CA bundle for client certificates: clients are asked for one (never required) and what they
+   * send is verified against it; the x509 authenticator reads the outcome
+   */
+  clientCa?: string | Buffer;
   /** protocol upgrades (SPDY, WebSocket) to pass on, e.g. to extension servers */
   upgrade?: UpgradeHandler;
 }
@@ -50,7 +55,8 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
   const app = 'callback' in opts.app ? opts.app : opts.app.app;
   let server: https.Server;
   try {
-    server = https.createServer({ cert: opts.cert, key: opts.key }, app.callback());
+    const clientCerts = opts.clientCa ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCa } : {};
+    server = https.createServer({ cert: opts.cert, key: opts.key, ...clientCerts }, app.callback());
   } catch (err) {
     // OpenSSL's words (e.g. "PEM routines::no start line") name the problem well enough
     return Promise.reject(new ListenError(`invalid serving certificate or key: ${(err as Error).message}`, { cause: err }));

@@ -1,13 +1,13 @@
 import { eachOf, oneOf, option } from './define';
 import type { OptionGroup } from './types';
 
-/** authentication options (spec 2, part 5); Ballast does not authenticate yet: every request is anonymous */
+/** authentication options (spec 2, part 5) */
 export const authenticationOptions: OptionGroup = Object.freeze({
   title: 'Authentication flags',
   options: [
-    option('anonymous-auth', 'bool', 'let requests no authenticator rejects through as system:anonymous (group system:unauthenticated)', { default: 'true' }),
-    option('client-ca-file', 'string', 'CA bundle: a client certificate it signs authenticates as the certificate\'s CommonName'),
-    option('token-auth-file', 'string', 'file of static bearer tokens'),
+    option('anonymous-auth', 'bool', 'let requests no authenticator rejects through as system:anonymous (group system:unauthenticated)', { default: 'true', supported: true }),
+    option('client-ca-file', 'string', 'CA bundle: a client certificate it signs authenticates as the certificate\'s CommonName (groups: its Organizations). Default: the CA Ballast generates in --cert-dir when it generates the serving certificate', { supported: true }),
+    option('token-auth-file', 'string', 'file of static bearer tokens: CSV lines token,user,uid[,"group1,group2"]', { supported: true }),
     option('enable-bootstrap-token-auth', 'bool', 'accept bootstrap token secrets of kube-system for TLS bootstrapping'),
     option('api-audiences', 'stringSlice', 'audiences of this API; service account tokens must name one (defaults to the issuer when one is set)'),
     option('authentication-token-webhook-config-file', 'string', 'kubeconfig-format file of a webhook that checks bearer tokens'),

@@ -66,12 +66,25 @@ export interface ApiServerConfig {
   readonly enableAggregatorRouting: boolean;
   /** the front-proxy header names sent to extension servers (the first of each --requestheader-* flag, kube's X-Remote-* by default) */
   readonly requestHeaders: { readonly user: string; readonly group: string; readonly extraPrefix: string };
+  /** who callers are (spec 2, part 5) */
+  readonly authentication: {
+    /** --anonymous-auth */
+    readonly anonymous: boolean;
+    /** --client-ca-file; unset = the generated CA when Ballast generates its serving certificate */
+    readonly clientCaFile?: string;
+    /** --token-auth-file */
+    readonly tokenAuthFile?: string;
+  };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
   readonly runtimeConfig: Readonly<Record<string, string>>;
   /** flags given on the command line that Ballast parses but does not act on yet */
   readonly ignoredFlags: readonly string[];
+}
+
+function resolvedFile(value: string | undefined): string | undefined {
+  return value ? path.resolve(value) : undefined;
 }
 
 /** the per-user data folder: $XDG_DATA_HOME/ballast, else ~/.local/share/ballast */
@@ -131,6 +144,11 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       user: firstOf('requestheader-username-headers', 'X-Remote-User'),
       group: firstOf('requestheader-group-headers', 'X-Remote-Group'),
       extraPrefix: firstOf('requestheader-extra-headers-prefix', 'X-Remote-Extra-'),
+    }),
+    authentication: Object.freeze({
+      anonymous: parsed.bool('anonymous-auth'),
+      clientCaFile: resolvedFile(parsed.string('client-ca-file')),
+      tokenAuthFile: resolvedFile(parsed.string('token-auth-file')),
     }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',

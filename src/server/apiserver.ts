@@ -15,6 +15,12 @@ import { withVirtualKinds } from '../api/virtual/index';
 import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
 import { FlagError } from '../options/types';
 import { createApiServerApp } from '../http/app';
+import { authenticatorChain } from '../auth/authenticator';
+import type { RequestAuthenticator } from '../auth/authenticator';
+import { X509Authenticator } from '../auth/authn/x509';
+import { TokenFileAuthenticator, loadTokenFile } from '../auth/authn/token-file';
+import { BearerTokenAuthenticator } from '../auth/authn/bearer';
+import type { TokenAuthenticator } from '../api/reviews/authenticator';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
@@ -63,9 +69,11 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let store: Awaited<ReturnType<typeof openStore>>;
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
+  let authn: ReturnType<typeof authentication>;
   try {
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
+    authn = authentication(config, adminClient.caCert, logger);
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
   } catch (err) {
     lock.release();
@@ -90,6 +98,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         bootstrapObjects: builtinBootstrapObjects,
       }), {
       authorizer: new AlwaysAllowAuthorizer(),
+      tokenAuthenticator: authn.tokens,
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
@@ -124,6 +133,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       ],
       version: versionInfo(),
       aggregated: aggregator,
+      authenticator: authn.chain,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -132,7 +142,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       },
     });
     const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
-    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, upgrade });
+    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, clientCa: authn.clientCa, upgrade });
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -186,6 +196,33 @@ function servedBuiltinKinds(config: ApiServerConfig) {
   } catch (err) {
     if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;
+  }
+}
+
+/**
+ * The authenticator chain of the flags, in kube's order (client certificates, then bearer tokens),
+ * and the client CA bundle the listener verifies certificates against: --client-ca-file, plus the
+ * CA Ballast generated in --cert-dir, which signs the admin kubeconfig's certificate.
+ */
+function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger) {
+  const a = config.authentication;
+  const authenticators: RequestAuthenticator[] = [];
+  const bundles = [generatedCa];
+  if (a.clientCaFile) bundles.unshift(readFlagFile(a.clientCaFile, '--client-ca-file'));
+  authenticators.push(new X509Authenticator());
+  const tokens: TokenAuthenticator[] = [];
+  if (a.tokenAuthFile) tokens.push(new TokenFileAuthenticator(loadTokenFile(a.tokenAuthFile, (m) => logger.warn(m))));
+  const bearer = new BearerTokenAuthenticator(tokens);
+  authenticators.push(bearer);
+  return { chain: authenticatorChain(authenticators, { anonymous: a.anonymous }), clientCa: bundles.join('\n'), tokens: bearer };
+}
+
+function readFlagFile(file: string, flag: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
+    throw new FlagError(`${flag} ${file}: ${why}`);
   }
 }
 

@@ -27,6 +27,8 @@ export interface ServingPki {
 export interface ClientPki {
   cert: string;
   key: string;
+  /** the CA that signed it (PEM) */
+  caCert: string;
 }
 
 /** the admin's identity: kube's conventional cluster-admin user and group */
@@ -75,8 +77,8 @@ export function ensureServingPki(opts: EnsurePkiOptions): ServingPki {
 /**
  * Load or create the admin client certificate (CN ballast-admin, O system:masters) signed by the
  * CA in certDir. kubectl needs some credential in its kubeconfig (with none it prompts for a user
- * name); until authentication exists the server does not ask for client certificates, so requests
- * stay anonymous, and once it trusts this CA the same kubeconfig authenticates as admin.
+ * name); the server trusts this CA for client certificates, so the kubeconfig authenticates as
+ * ballast-admin in system:masters.
  */
 export function ensureAdminClientPki(opts: { certDir: string; logger: Logger; now?: number }): ClientPki {
   const now = opts.now ?? Date.now();
@@ -92,7 +94,7 @@ export function ensureAdminClientPki(opts: { certDir: string; logger: Logger; no
     writeAtomically(file(PKI_FILES.adminCert), certPem, 0o644);
     opts.logger.info({ user: ADMIN_SUBJECT.commonName }, 'Generated the admin client certificate');
   }
-  return { cert: certPem, key: keyPem };
+  return { cert: certPem, key: keyPem, caCert: ca.certPem };
 }
 
 interface CaPair {

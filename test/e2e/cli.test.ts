@@ -93,3 +93,17 @@ t.test('--feature-gates knows 1.32 gates and refuses locked values; --help lists
   const known = ballast('apiserver', '--feature-gates=WatchList=false,SidecarContainers=true', '--version');
   t.equal(known.code, 0, known.stderr);
 });
+
+t.test('a malformed --token-auth-file or a missing --client-ca-file: one line naming it, exit 1', { skip: !built && 'run make build first' }, async (t) => {
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/ballast-cli-`);
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(`${dir}/tokens.csv`, 'good,alice,1\nshort,bob\n');
+  const common = ['apiserver', '--data-dir', `${dir}/data`, '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1'];
+  const r = ballast(...common, '--token-auth-file', `${dir}/tokens.csv`);
+  t.equal(r.code, 1);
+  t.match(r.stderr, new RegExp(`^Error: --token-auth-file ${dir}/tokens.csv, line 2: must have at least 3 columns \\(token, user name, user uid\\), found 2$`, 'm'));
+  t.notMatch(r.stderr, /^\s+at /m, 'no stack');
+  const ca = ballast(...common, '--client-ca-file', `${dir}/missing.crt`);
+  t.equal(ca.code, 1);
+  t.match(ca.stderr, new RegExp(`^Error: --client-ca-file ${dir}/missing.crt: no such file or directory$`, 'm'));
+});

@@ -113,11 +113,21 @@ export class ApiServerProcess {
     return this.#child.exitCode === null && this.#child.signalCode === null;
   }
 
-  /** an HTTPS request trusting the generated CA */
+  /** an HTTPS request trusting the generated CA, made as the admin (its client certificate) */
   request(method: string, urlPath: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+    const pki = path.join(this.dataDir, 'pki');
+    return this.#request(method, urlPath, body, headers, { cert: fs.readFileSync(path.join(pki, 'admin.crt')), key: fs.readFileSync(path.join(pki, 'admin.key')) });
+  }
+
+  /** the same request without a client certificate (anonymous unless the headers carry a credential) */
+  requestWithoutCert(method: string, urlPath: string, body?: string, headers: Record<string, string> = {}): Promise<HttpResult> {
+    return this.#request(method, urlPath, body, headers, {});
+  }
+
+  #request(method: string, urlPath: string, body: string | undefined, headers: Record<string, string>, client: { cert?: Buffer; key?: Buffer }): Promise<HttpResult> {
     const ca = fs.readFileSync(path.join(this.dataDir, 'pki', 'ca.crt'));
     return new Promise((resolve, reject) => {
-      const req = https.request(`${this.url}${urlPath}`, { method, ca, headers, timeout: 10_000 }, (res) => {
+      const req = https.request(`${this.url}${urlPath}`, { method, ca, headers, timeout: 10_000, ...client }, (res) => {
         let data = '';
         res.on('data', (d: Buffer) => (data += d.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data, headers: res.headers }));
@@ -169,5 +179,6 @@ export async function startApiServer(t: Test, opts: StartOptions = {}): Promise<
 }
 
 // kubectl runners live beside this file; tests import everything from the harness
-export { Kubectl, KubectlStream, kubectlFor } from './kubectl';
+export { Kubectl, KubectlStream, kubectlFor, writeKubeconfigWith } from './kubectl';
+export type { Credentials } from './kubectl';
 export type { KubectlResult } from './kubectl';

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import yaml from 'js-yaml';
 import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
@@ -113,10 +114,33 @@ export class KubectlStream {
 }
 
 /** a kubectl of the given version for this server, with a fresh HOME removed after the test */
-export function kubectlFor(t: Test, version: KubectlVersion, server: ApiServerProcess): Kubectl {
+export function kubectlFor(t: Test, version: KubectlVersion, server: ApiServerProcess, credentials?: Credentials): Kubectl {
   const bin = kubectlPath(version);
   if (!bin) throw new Error(`kubectl ${version} is not installed`);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `ballast-e2e-kubectl-${version}-`));
   t.teardown(() => fs.rmSync(home, { recursive: true, force: true }));
-  return new Kubectl({ version, bin, home, kubeconfig: server.kubeconfig });
+  const kubeconfig = credentials ? writeKubeconfigWith(server, credentials, path.join(home, 'kubeconfig')) : server.kubeconfig;
+  return new Kubectl({ version, bin, home, kubeconfig });
+}
+
+/** a user other than the admin kubeconfig's: a bearer token or a client certificate */
+export type Credentials = { token: string } | { cert: string; key: string };
+
+/** the admin kubeconfig's cluster (server and CA) with other credentials */
+export function writeKubeconfigWith(server: ApiServerProcess, credentials: Credentials, file: string): string {
+  const admin = yaml.load(fs.readFileSync(server.kubeconfig, 'utf8')) as { clusters: Array<{ cluster: Record<string, string> }> };
+  const user: Record<string, string> =
+    'token' in credentials
+      ? { token: credentials.token }
+      : { 'client-certificate-data': Buffer.from(credentials.cert).toString('base64'), 'client-key-data': Buffer.from(credentials.key).toString('base64') };
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'ballast', cluster: admin.clusters[0].cluster }],
+    users: [{ name: 'someone', user }],
+    contexts: [{ name: 'ballast', context: { cluster: 'ballast', user: 'someone' } }],
+    'current-context': 'ballast',
+  };
+  fs.writeFileSync(file, yaml.dump(doc), { mode: 0o600 });
+  return file;
 }
