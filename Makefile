@@ -28,8 +28,11 @@ deps: $(NODE_MODULES_STAMP)
 build: deps
 	npx tsc -p tsconfig.json
 
+# `make run` listens on loopback only (ARGS="--bind-address 0.0.0.0" to serve a network, given later
+# flags win); the flags before ARGS are the safe defaults of a development cluster
+RUN_FLAGS := --bind-address 127.0.0.1
 run: build
-	node dist/src/cli/main.js apiserver $(ARGS)
+	node dist/src/cli/main.js apiserver $(RUN_FLAGS) $(ARGS)
 
 test-deps:
 	bash scripts/install-test-deps.sh
