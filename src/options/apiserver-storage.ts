@@ -72,7 +72,7 @@ export const etcdOptions: OptionGroup = Object.freeze({
       validate: (v) => (v === '' || v === 'etcd3' ? undefined : 'only etcd3 is supported'),
     }),
     option('storage-media-type', 'string', 'encoding of stored objects (Ballast stores JSON)', { default: 'application/vnd.kubernetes.protobuf' }),
-    option('encryption-provider-config', 'string', 'encryption configuration for secrets at rest'),
+    option('encryption-provider-config', 'string', 'EncryptionConfiguration file: the resources to encrypt at rest and their providers (aescbc, aesgcm, secretbox, identity; the first encrypts, all decrypt). KMS providers are not available yet', { supported: true }),
     option('etcd-servers-overrides', 'stringSlice', 'per-resource servers as group/resource#url;url'),
     option('etcd-cafile', 'string', 'CA file for TLS to the storage servers'),
     option('etcd-certfile', 'string', 'client certificate for TLS to the storage servers'),

@@ -50,6 +50,8 @@ export interface ApiServerConfig {
   readonly tlsPrivateKeyFile?: string;
   /** storage URL (sqlite:///... or postgres://...) */
   readonly storageUrl: string;
+  /** --encryption-provider-config */
+  readonly encryptionProviderConfig?: string;
   /** 0 = compaction off */
   readonly compactionIntervalMs: number;
   readonly requestTimeoutMs: number;
@@ -126,6 +128,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     tlsCertFile: certFile && path.resolve(certFile),
     tlsPrivateKeyFile: keyFile && path.resolve(keyFile),
     storageUrl: servers[0] ?? `sqlite://${path.join(dataDir, 'state.db')}`,
+    encryptionProviderConfig: resolvedFile(parsed.string('encryption-provider-config')),
     compactionIntervalMs: parsed.number('etcd-compaction-interval') ?? 300_000,
     requestTimeoutMs: parsed.number('request-timeout') ?? 60_000,
     minRequestTimeoutSeconds: parsed.number('min-request-timeout') ?? 1800,

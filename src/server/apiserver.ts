@@ -25,11 +25,14 @@ import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore } from '../storage/open';
+import { loadEncryptionConfig } from '../storage/encryption/config';
+import { EncryptingStore } from '../storage/encryption/encrypting-store';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureServingPki } from './pki';
 import { versionInfo } from './version';
 import type { Logger } from 'pino';
+import type { Store } from '../storage/store';
 import type { ApiServerConfig } from '../options/apiserver';
 import type { ServingPki } from './pki';
 
@@ -66,7 +69,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const lock = lockStore(config.storageUrl, { dataDir: config.dataDir });
   logger.info({ dataDir: config.dataDir, database: lock.database }, `Using data dir ${config.dataDir}`);
 
-  let store: Awaited<ReturnType<typeof openStore>>;
+  let store: Store;
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
@@ -74,7 +77,10 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
+    const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
+    // values of the resources the encryption configuration names are sealed before they reach the database
+    if (encryption) store = new EncryptingStore(store, encryption);
   } catch (err) {
     lock.release();
     throw err;

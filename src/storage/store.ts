@@ -19,6 +19,11 @@ export interface KeyValue {
   modRevision: Revision;
   /** revision at which the key was created (unchanged by updates) */
   createRevision: Revision;
+  /**
+   * the value was stored in an older form than a write would store it now (encrypted with a key or
+   * provider that is no longer the first): an update must write it even when nothing else changed
+   */
+  stale?: boolean;
 }
 
 export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED';

@@ -107,3 +107,14 @@ t.test('a malformed --token-auth-file or a missing --client-ca-file: one line na
   t.equal(ca.code, 1);
   t.match(ca.stderr, new RegExp(`^Error: --client-ca-file ${dir}/missing.crt: no such file or directory$`, 'm'));
 });
+
+t.test('a bad --encryption-provider-config: one line naming the file and field, exit 1', { skip: !built && 'run make build first' }, async (t) => {
+  const dir = fs.mkdtempSync(`${os.tmpdir()}/ballast-cli-`);
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const config = `${dir}/encryption.yaml`;
+  fs.writeFileSync(config, 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - aesgcm:\n      keys: [{name: k, secret: c2hvcnQ=}]\n');
+  const r = ballast('apiserver', '--data-dir', `${dir}/data`, '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1', '--encryption-provider-config', config);
+  t.equal(r.code, 1);
+  t.match(r.stderr, `Error: --encryption-provider-config ${config}: resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: REDACTED: secret is not of the expected length, got 5, expected one of [16,24,32]\n`);
+  t.notMatch(r.stderr, /^\s+at /m, 'no stack');
+});

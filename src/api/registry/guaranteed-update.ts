@@ -52,7 +52,8 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
       }
       // the stored forms compared as values (jsonEqual ignores key order and undefined fields, as
       // comparing their JSON decoded again would)
-      if (jsonEqual(withoutManagedFieldTimes(nextStored), withoutManagedFieldTimes(storageForm(kind, current.obj)))) {
+      // (a stale stored form, e.g. encrypted with a retired key, is rewritten even then)
+      if (!current.kv.stale && jsonEqual(withoutManagedFieldTimes(nextStored), withoutManagedFieldTimes(storageForm(kind, current.obj)))) {
         return { object: current.obj, created: false };
       }
       if (step.dryRun) {
