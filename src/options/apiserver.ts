@@ -50,6 +50,10 @@ export interface ApiServerConfig {
   readonly tlsPrivateKeyFile?: string;
   /** storage URL (sqlite:///... or postgres://...) */
   readonly storageUrl: string;
+  /** --service-cluster-ip-range (validated when the server starts) */
+  readonly serviceClusterIPRange: string;
+  /** --service-node-port-range */
+  readonly serviceNodePortRange: { readonly min: number; readonly max: number };
   /** --encryption-provider-config */
   readonly encryptionProviderConfig?: string;
   /** 0 = compaction off */
@@ -83,6 +87,11 @@ export interface ApiServerConfig {
   readonly runtimeConfig: Readonly<Record<string, string>>;
   /** flags given on the command line that Ballast parses but does not act on yet */
   readonly ignoredFlags: readonly string[];
+}
+
+function portRange(text: string): { min: number; max: number } {
+  const [min, max] = text.split('-').map(Number);
+  return { min, max };
 }
 
 function resolvedFile(value: string | undefined): string | undefined {
@@ -129,6 +138,8 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     tlsPrivateKeyFile: keyFile && path.resolve(keyFile),
     storageUrl: servers[0] ?? `sqlite://${path.join(dataDir, 'state.db')}`,
     encryptionProviderConfig: resolvedFile(parsed.string('encryption-provider-config')),
+    serviceClusterIPRange: parsed.string('service-cluster-ip-range') || '10.96.0.0/12',
+    serviceNodePortRange: Object.freeze(portRange(parsed.string('service-node-port-range') ?? '30000-32767')),
     compactionIntervalMs: parsed.number('etcd-compaction-interval') ?? 300_000,
     requestTimeoutMs: parsed.number('request-timeout') ?? 60_000,
     minRequestTimeoutSeconds: parsed.number('min-request-timeout') ?? 1800,

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
 import { createAggregator } from '../aggregator/aggregator';
+import { RegistryInformer } from '../aggregator/registry-informer';
+import { LiveServiceAllocator, ServiceRangeError, parseServiceRange } from '../api/service-allocator/live';
+import { withAllocationRelease } from '../api/service-allocator/with-release';
 import type { Aggregator } from '../aggregator/aggregator';
 import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
@@ -62,7 +65,8 @@ export const ADMIN_KUBECONFIG = 'admin.kubeconfig';
  */
 export async function startApiServer(opts: StartApiServerOptions): Promise<RunningApiServer> {
   const { config, logger } = opts;
-  const kinds = servedBuiltinKinds(config);
+  const serviceAllocator = serviceAllocatorOf(config);
+  const kinds = servedBuiltinKinds(config, serviceAllocator);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // One process per database, decided before anything is written: a second server on the same
   // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
@@ -90,6 +94,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let registry: ReturnType<typeof createRegistry> | undefined;
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
+  let services: RegistryInformer | undefined;
   try {
     const scheme = new Scheme(kinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
@@ -107,7 +112,17 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       tokenAuthenticator: authn.tokens,
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
+    registry = withAllocationRelease(registry, serviceAllocator);
     await registry.bootstrap();
+    // the allocator's view of taken cluster IPs and node ports: the stored Services, followed
+    services = new RegistryInformer({
+      registry,
+      kind: scheme.byResource('', 'v1', 'services')!,
+      onChange: (key, obj) => serviceAllocator.observe(key, obj),
+      onError: (err) => logger.warn({ err }, 'Following Services for the allocator failed; retrying'),
+    });
+    services.start();
+    await services.synced;
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -172,6 +187,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         }
         await closeGracefully(server, config.requestTimeoutMs);
         runningAggregator?.stop();
+        services?.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -183,6 +199,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
     aggregator?.stop();
+    services?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();
@@ -196,9 +213,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
  * The built-in kinds --runtime-config leaves on (routes, discovery and OpenAPI follow the Scheme).
  * Resolved before anything is opened, so a bad value stops the start at once as a flag error.
  */
-function servedBuiltinKinds(config: ApiServerConfig) {
+function servedBuiltinKinds(config: ApiServerConfig, serviceAllocator: LiveServiceAllocator) {
   try {
-    return filterByRuntimeConfig([...builtinKinds(), ...accessReviewKinds()], config.runtimeConfig);
+    return filterByRuntimeConfig([...builtinKinds({ serviceAllocator }), ...accessReviewKinds()], config.runtimeConfig);
   } catch (err) {
     if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;
@@ -229,6 +246,16 @@ function readFlagFile(file: string, flag: string): string {
   } catch (err) {
     const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
     throw new FlagError(`${flag} ${file}: ${why}`);
+  }
+}
+
+/** the allocator of --service-cluster-ip-range and --service-node-port-range; a bad range is a flag error */
+function serviceAllocatorOf(config: ApiServerConfig): LiveServiceAllocator {
+  try {
+    return new LiveServiceAllocator({ range: parseServiceRange(config.serviceClusterIPRange), ports: config.serviceNodePortRange });
+  } catch (err) {
+    if (err instanceof ServiceRangeError) throw new FlagError(`invalid argument "${config.serviceClusterIPRange}" for "--service-cluster-ip-range" flag: ${err.message}`);
+    throw err;
   }
 }
 

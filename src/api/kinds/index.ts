@@ -3,6 +3,7 @@
  * them. Kinds served in several versions share a storage location (CronJob in batch/v1 and v1beta1,
  * Event in core/v1 and events.k8s.io/v1).
  */
+import type { ServiceAllocator } from './core/service-allocation';
 import type { KindDefinition } from '../kind';
 import { controllerRevisionKind } from './apps/controllerrevision';
 import { daemonSetKind } from './apps/daemonset';
@@ -46,7 +47,12 @@ import { apiserverInternalKinds } from './apiserverinternal/index';
 import { apiextensionsKinds } from '../crd/crd-kinds';
 import { apiregistrationKinds } from './apiregistration';
 
-export function builtinKinds(): KindDefinition[] {
+export interface BuiltinKindOptions {
+  /** where Services get cluster IPs and node ports (default: derived from a hash of their name) */
+  serviceAllocator?: ServiceAllocator;
+}
+
+export function builtinKinds(opts: BuiltinKindOptions = {}): KindDefinition[] {
   return [
     // core/v1
     namespaceKind(),
@@ -54,7 +60,7 @@ export function builtinKinds(): KindDefinition[] {
     nodeKind(),
     configMapKind(),
     secretKind(),
-    serviceKind(),
+    serviceKind(opts.serviceAllocator),
     serviceAccountKind(),
     coreEventKind(),
     endpointsKind(),

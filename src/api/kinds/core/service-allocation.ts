@@ -1,12 +1,32 @@
 /**
  * What kube's service REST layer fills in on create: cluster IPs, IP families and node ports, and on
- * update keeps the allocated values a client left out (patchAllocatedValues). Ballast has no shared
- * allocator, so addresses are derived from a hash of namespace/name: stable, and collisions are rare
- * in the 10.96.0.0/12 range (1M addresses) but possible.
+ * update keeps the allocated values a client left out (patchAllocatedValues). The addresses and
+ * ports come from a ServiceAllocator: the API server gives the service kind its live allocator
+ * (src/api/service-allocator/, free values only, 422 for taken or out-of-range requested ones);
+ * without one (unit tests of other parts) they are derived from a hash of namespace/name.
  */
 import { createHash } from 'node:crypto';
+import { errors } from '../../errors';
 import { arrAt, isObj, objAt, str } from '../util';
 import type { Obj } from '../util';
+
+/** hands out cluster IPs and node ports, and judges requested ones */
+export interface ServiceAllocator {
+  /** a free cluster IP, reserved for the service `key` (namespace/name) */
+  allocateIP(key: string): string;
+  /** why a requested cluster IP cannot be had (kube's words), or undefined when it is free and in range */
+  refuseIP(ip: string, key: string): string | undefined;
+  allocateNodePort(key: string): number;
+  refuseNodePort(port: number, key: string): string | undefined;
+}
+
+/** the stand-in without a live allocator: values from a hash, nothing refused */
+export const hashAllocator: ServiceAllocator = {
+  allocateIP: (key) => clusterIPFor(key),
+  refuseIP: () => undefined,
+  allocateNodePort: (key) => nodePortFor(key),
+  refuseNodePort: () => undefined,
+};
 
 export const SERVICE_CIDR_BASE = (10 << 24) | (96 << 16);
 const SERVICE_CIDR_SIZE = 1 << 20;
@@ -43,28 +63,51 @@ function normalizeClusterIPs(spec: Obj): void {
   else if ((spec.clusterIP === undefined || spec.clusterIP === '') && typeof ips[0] === 'string') spec.clusterIP = ips[0];
 }
 
-export function allocateOnCreate(service: Obj): void {
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** 422 as kube's allocators word it; `value` as Go prints it (`[]string{"10.96.0.5"}`, `30080`) */
+function refused(service: Obj, field: string, value: string, why: string): never {
+  const meta = objAt(service, 'metadata');
+  throw errors.invalid('Service', '', str(meta?.name), [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${value}: ${why}` }]);
+}
+
+/**
+ * fill in what a new service needs; requested values (a clusterIP, a nodePort) must be free and in
+ * range (422 otherwise); `old` is the service before an update (its own values are not "taken")
+ */
+export function allocateOnCreate(service: Obj, allocator: ServiceAllocator = hashAllocator, old?: Obj): void {
   const spec = objAt(service, 'spec');
   if (!spec) return;
   const key = `${str(objAt(service, 'metadata')?.namespace)}/${str(objAt(service, 'metadata')?.name)}`;
+  const oldSpec = old ? objAt(old, 'spec') : undefined;
   normalizeClusterIPs(spec);
   if (needsClusterIP(spec)) {
     if (!spec.clusterIP) {
-      spec.clusterIP = clusterIPFor(key);
+      spec.clusterIP = allocator.allocateIP(key);
       spec.clusterIPs = [spec.clusterIP];
+    } else if (typeof spec.clusterIP === 'string' && IPV4.test(spec.clusterIP) && spec.clusterIP !== oldSpec?.clusterIP) {
+      // malformed addresses and "None" are validation's to report
+      const why = allocator.refuseIP(spec.clusterIP, key);
+      if (why) refused(service, 'spec.clusterIPs', `[]string{${JSON.stringify(spec.clusterIP)}}`, `failed to allocate IP ${spec.clusterIP}: ${why}`);
     }
     if (arrAt(spec, 'ipFamilies').length === 0) spec.ipFamilies = [String(spec.clusterIP).includes(':') ? 'IPv6' : 'IPv4'];
     if (!spec.ipFamilyPolicy) spec.ipFamilyPolicy = 'SingleStack';
   }
   if (needsNodePorts(spec)) {
+    const ownPorts = new Set(arrAt(oldSpec ?? {}, 'ports').filter(isObj).map((p) => p.nodePort));
     arrAt(spec, 'ports').forEach((p, i) => {
-      if (isObj(p) && (p.nodePort === undefined || p.nodePort === 0)) p.nodePort = nodePortFor(`${key}/${i}/${str(p.name)}`);
+      if (!isObj(p)) return;
+      if (p.nodePort === undefined || p.nodePort === 0) p.nodePort = allocator.allocateNodePort(`${key}/${i}/${str(p.name)}`);
+      else if (typeof p.nodePort === 'number' && !ownPorts.has(p.nodePort)) {
+        const why = allocator.refuseNodePort(p.nodePort, key);
+        if (why) refused(service, `spec.ports[${i}].nodePort`, String(p.nodePort), why);
+      }
     });
   }
 }
 
 /** a client that omits allocated values keeps the old ones (kube's patchAllocatedValues) */
-export function keepAllocatedOnUpdate(service: Obj, old: Obj): void {
+export function keepAllocatedOnUpdate(service: Obj, old: Obj, allocator: ServiceAllocator = hashAllocator): void {
   const spec = objAt(service, 'spec');
   const oldSpec = objAt(old, 'spec');
   if (!spec || !oldSpec) return;
@@ -86,5 +129,5 @@ export function keepAllocatedOnUpdate(service: Obj, old: Obj): void {
     }
   }
   // anything still missing (a type change to NodePort, say) is allocated as on create
-  allocateOnCreate(service);
+  allocateOnCreate(service, allocator, old);
 }

@@ -2,12 +2,13 @@
 import type { StatusCause } from '../../errors';
 import type { KindDefinition, KubeObject } from '../../kind';
 import { duplicate, forbidden, invalid, notSupported, required } from '../../validation/field-errors';
-import { isDNS1123Subdomain, isValidIP, isValidPortName, isValidPortNum } from '../../validation/names';
+import { isDNS1123Label, isDNS1123Subdomain, isValidIP, isValidPortName, isValidPortNum } from '../../validation/names';
 import { validateLabels } from '../../validation/object-meta';
 import { age, ageColumn, column, formatLabels, nameColumn } from '../table-format';
 import { arrAt, ensureObj, isObj, objAt, str } from '../util';
 import type { Obj } from '../util';
-import { allocateOnCreate, keepAllocatedOnUpdate } from './service-allocation';
+import { allocateOnCreate, hashAllocator, keepAllocatedOnUpdate } from './service-allocation';
+import type { ServiceAllocator } from './service-allocation';
 import { serviceConnectSubresources } from './connect-subresources';
 
 const TYPES = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
@@ -44,7 +45,8 @@ function validatePorts(spec: Obj): StatusCause[] {
     const name = str(port.name);
     if (ports.length > 1 && !name) causes.push(required(`${p}.name`, ''));
     if (name) {
-      for (const msg of isValidPortName(name)) causes.push(invalid(`${p}.name`, name, msg));
+      // service port names are DNS-1123 labels (kube's validateServicePort), unlike container port names
+      for (const msg of isDNS1123Label(name)) causes.push(invalid(`${p}.name`, name, msg));
       if (names.has(name)) causes.push(duplicate(`${p}.name`, name));
       names.add(name);
     }
@@ -123,7 +125,8 @@ function portsCell(spec: Obj): string {
   return pieces.length ? pieces.join(',') : '<none>';
 }
 
-export function serviceKind(): KindDefinition {
+/** `allocator`: where cluster IPs and node ports come from (the server's live allocator) */
+export function serviceKind(allocator: ServiceAllocator = hashAllocator): KindDefinition {
   return {
     group: '',
     version: 'v1',
@@ -144,10 +147,10 @@ export function serviceKind(): KindDefinition {
       defaults,
       prepareForCreate(obj) {
         obj.status = { loadBalancer: {} };
-        allocateOnCreate(obj);
+        allocateOnCreate(obj, allocator);
       },
       prepareForUpdate(obj, old) {
-        keepAllocatedOnUpdate(obj, old);
+        keepAllocatedOnUpdate(obj, old, allocator);
       },
       validate,
     },

@@ -1,0 +1,49 @@
+import t from 'tap';
+import { LiveServiceAllocator, parseServiceRange } from '../../../src/api/service-allocator/live';
+
+const svc = (ip: string, ...nodePorts: number[]) => ({ spec: { clusterIP: ip, clusterIPs: [ip], ports: nodePorts.map((nodePort, i) => ({ port: 80 + i, nodePort })) } });
+
+t.test('ranges: network and broadcast excluded, bad and odd sizes refused', async (t) => {
+  t.same(parseServiceRange('10.96.0.0/12'), { cidr: '10.96.0.0/12', first: (10 << 24) + (96 << 16) + 1, last: (10 << 24) + (111 << 16) + (255 << 8) + 254 });
+  t.equal(parseServiceRange('10.0.0.7/29').cidr, '10.0.0.0/29', 'host bits dropped');
+  t.throws(() => parseServiceRange('10.0.0.0'), /invalid CIDR address: 10.0.0.0/);
+  t.throws(() => parseServiceRange('10.0.0.0/30'), /too small/);
+  t.throws(() => parseServiceRange('10.0.0.0/8'), /too large/);
+});
+
+t.test('cluster IPs: unique, the first kept for the kubernetes service, requested ones checked, freed on delete', async (t) => {
+  let now = 0;
+  const a = new LiveServiceAllocator({ range: parseServiceRange('10.0.0.0/29'), ports: { min: 30000, max: 30002 }, clock: () => now });
+  t.equal(a.firstIP, '10.0.0.1');
+  const byService = new Map<string, string>();
+  for (let i = 0; i < 5; i++) byService.set(`ns/s${i}`, a.allocateIP(`ns/s${i}`));
+  const got = new Set(byService.values());
+  t.same([...got].sort(), ['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6'], 'every usable address once, never .1');
+  t.throws(() => a.allocateIP('ns/s5'), /range is full/);
+  t.equal(a.refuseIP('10.0.0.1', 'default/kubernetes'), undefined, 'the first address may be requested');
+  t.equal(a.refuseIP('10.0.0.9', 'ns/x'), 'the provided IP (10.0.0.9) is not in the valid range. The range of valid IPs is 10.0.0.0/29');
+  const s0 = byService.get('ns/s0')!;
+  const s1 = byService.get('ns/s1')!;
+  t.equal(a.refuseIP(s0, 'ns/x'), 'provided IP is already allocated', 'reserved by another write');
+  t.equal(a.refuseIP(s0, 'ns/s0'), undefined, 'a write asking again for its own reservation');
+  // reservations expire; stored services hold their values until deleted
+  now += 61_000;
+  a.observe('ns/s0', svc(s0));
+  t.equal(a.refuseIP(s0, 'ns/other'), 'provided IP is already allocated', 'held by a stored service');
+  t.equal(a.refuseIP(s1, 'ns/other'), undefined, 'an expired reservation is free again');
+  a.observe('ns/s0', undefined);
+  t.equal(a.refuseIP(s0, 'ns/again'), undefined, 'freed when the service is deleted');
+  a.observe('ns/ext', { spec: { type: 'ExternalName', externalName: 'x.example' } });
+});
+
+t.test('node ports: unique within the range, requested ones checked, own ports free on update', async (t) => {
+  const a = new LiveServiceAllocator({ range: parseServiceRange('10.0.0.0/24'), ports: { min: 30000, max: 30002 } });
+  a.observe('ns/held', svc('10.0.0.9', 30000));
+  const p1 = a.allocateNodePort('ns/web/0/http');
+  const p2 = a.allocateNodePort('ns/web/1/https');
+  t.not(p1, p2, 'two ports of one service differ');
+  t.same([p1, p2].sort(), [30001, 30002]);
+  t.throws(() => a.allocateNodePort('ns/other/0/'), /range is full/);
+  t.equal(a.refuseNodePort(30000, 'ns/x'), 'provided port is already allocated');
+  t.equal(a.refuseNodePort(31000, 'ns/x'), 'provided port is not in the valid range. The range of valid ports is 30000-30002');
+});
