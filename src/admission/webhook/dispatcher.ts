@@ -1,0 +1,97 @@
+/**
+ * What both webhook admission phases share: the matching webhooks of a request, the dry-run rule
+ * of spec 1 section 7 (a dry run may only call webhooks without side effects: None or
+ * NoneOnDryRun; any other is a 400 before anything is called), and one call with its
+ * failurePolicy (Fail: the request fails with kube's internal error; Ignore: logged and skipped).
+ */
+import { isApiError } from '../../api/errors';
+import type { KubeObject } from '../../api/kind';
+import type { Registry } from '../../api/registry/types';
+import type { Scheme } from '../../api/scheme';
+import { str } from '../../api/kinds/util';
+import type { AdmissionAttributes } from '../types';
+import { CallError, callTarget, post, timeoutSecondsOf, type ServiceRouting } from './client';
+import type { WebhookConfigurationSource } from './configuration-source';
+import { callingWebhookError, dryRunUnsupported } from './errors';
+import { matchWebhook, type WebhookInvocation } from './matcher';
+import { InvalidResponseError, buildReview, parseResponse, reviewVersionFor, type ReviewResponse } from './review';
+
+/** the admission attributes with the warnings webhooks return, for the response's Warning headers */
+export type WebhookAdmissionAttributes = AdmissionAttributes & { warnings?: string[] };
+
+/** the part of a pino logger the webhooks use */
+export interface WebhookLogger {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface WebhookAdmissionOptions {
+  registry: Registry;
+  scheme: Scheme;
+  /** how a clientConfig.service is reached (default 'cluster', kube's default) */
+  serviceRouting?: ServiceRouting;
+  log?: WebhookLogger;
+}
+
+export function webhookName(inv: WebhookInvocation): string {
+  return str(inv.entry.hook.name);
+}
+
+/** the webhooks of `source` that `a` calls, in order; throws the dry-run refusal */
+export async function matchingWebhooks(source: WebhookConfigurationSource, a: AdmissionAttributes, opts: WebhookAdmissionOptions): Promise<WebhookInvocation[]> {
+  await source.ready();
+  const out: WebhookInvocation[] = [];
+  for (const entry of source.webhooks()) {
+    const inv = await matchWebhook(entry, a, opts);
+    if (!inv) continue;
+    if (a.dryRun && !['None', 'NoneOnDryRun'].includes(str(inv.entry.hook.sideEffects))) throw dryRunUnsupported(webhookName(inv));
+    out.push(inv);
+  }
+  return out;
+}
+
+export function addWarnings(a: WebhookAdmissionAttributes, warnings: string[]): void {
+  if (warnings.length === 0) return;
+  (a.warnings ??= []).push(...warnings);
+}
+
+/**
+ * Call one webhook with the objects as it is to see them. Resolves with its answer, or undefined
+ * when the call failed and the webhook's failurePolicy is Ignore.
+ */
+export async function callWebhook(
+  inv: WebhookInvocation,
+  a: AdmissionAttributes,
+  objects: { object?: KubeObject; oldObject?: KubeObject },
+  mutating: boolean,
+  opts: WebhookAdmissionOptions,
+): Promise<ReviewResponse | undefined> {
+  const hook = inv.entry.hook;
+  const name = webhookName(inv);
+  try {
+    const version = reviewVersionFor(hook);
+    if (!version) {
+      const asked = (Array.isArray(hook.admissionReviewVersions) ? hook.admissionReviewVersions : []).map(String);
+      throw new CallError(`webhook does not accept known AdmissionReview versions: ${JSON.stringify(asked)}`);
+    }
+    const review = buildReview(version, inv, a, objects);
+    const uid = str((review.request as Record<string, unknown>).uid);
+    const target = await callTarget(hook, opts);
+    const body = await post(target, review, timeoutSecondsOf(hook));
+    try {
+      return parseResponse(version, body, uid, mutating);
+    } catch (err) {
+      if (err instanceof InvalidResponseError) throw new CallError(`received invalid webhook response: ${err.message}`);
+      throw err;
+    }
+  } catch (err) {
+    if (!(err instanceof CallError)) {
+      if (isApiError(err)) throw err;
+      throw callingWebhookError(name, err instanceof Error ? err.message : String(err));
+    }
+    if (str(hook.failurePolicy) === 'Ignore') {
+      opts.log?.warn({ webhook: name, err: err.message }, 'failed calling webhook, failing open');
+      return undefined;
+    }
+    throw callingWebhookError(name, err.message);
+  }
+}

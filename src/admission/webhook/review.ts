@@ -1,0 +1,123 @@
+/**
+ * The AdmissionReview a webhook is sent (admission.k8s.io v1 or v1beta1, the first of its
+ * admissionReviewVersions that we speak) and the checks kube makes of the answer before trusting
+ * it (webhook/request.go VerifyAdmissionResponse): v1 answers must be a v1 AdmissionReview echoing
+ * the request's uid; v1beta1 answers are taken as they come, as kube always did.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KubeObject } from '../../api/kind';
+import { arrAt, isObj, str, type Obj } from '../../api/kinds/util';
+import type { AdmissionAttributes } from '../types';
+import type { WebhookInvocation } from './matcher';
+
+export const reviewVersions = ['v1', 'v1beta1'] as const;
+export type ReviewVersion = (typeof reviewVersions)[number];
+
+/** a webhook answer that cannot be used; the message is kube's, the call counts as failed */
+export class InvalidResponseError extends Error {}
+
+/** the first of the webhook's admissionReviewVersions we speak, or undefined */
+export function reviewVersionFor(hook: Obj): ReviewVersion | undefined {
+  const asked = arrAt(hook, 'admissionReviewVersions').map(str);
+  return asked.find((v): v is ReviewVersion => (reviewVersions as readonly string[]).includes(v));
+}
+
+const optionsKinds: Record<string, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' };
+
+function optionsFor(a: AdmissionAttributes): Obj | undefined {
+  if (!a.options) return undefined;
+  const kind = optionsKinds[a.operation];
+  // kube sends the options with their type (meta.k8s.io/v1); CONNECT's keep their own
+  return kind ? { ...a.options, kind, apiVersion: 'meta.k8s.io/v1' } : { ...a.options };
+}
+
+export interface ReviewObjects {
+  object?: KubeObject;
+  oldObject?: KubeObject;
+}
+
+export function buildReview(version: ReviewVersion, inv: WebhookInvocation, a: AdmissionAttributes, objects: ReviewObjects, uid = randomUUID()): Obj {
+  const r = inv.resource;
+  const requestKind = a.kind;
+  const request: Obj = {
+    uid,
+    kind: inv.objectKind,
+    resource: { group: r.group, version: r.version, resource: r.resource },
+    ...(a.subresource ? { subResource: a.subresource } : {}),
+    requestKind: requestKindOf(inv, a),
+    requestResource: { group: requestKind.group, version: requestKind.version, resource: requestKind.resource },
+    ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+    ...(a.name ? { name: a.name } : {}),
+    ...(a.namespace ? { namespace: a.namespace } : {}),
+    operation: a.operation,
+    userInfo: a.user
+      ? {
+          username: a.user.name,
+          ...(a.user.uid ? { uid: a.user.uid } : {}),
+          groups: [...a.user.groups],
+          ...(a.user.extra && Object.keys(a.user.extra).length ? { extra: a.user.extra } : {}),
+        }
+      : {},
+    object: objects.object ?? null,
+    oldObject: objects.oldObject ?? null,
+    dryRun: a.dryRun,
+  };
+  const options = optionsFor(a);
+  if (options) request.options = options;
+  return { kind: 'AdmissionReview', apiVersion: `admission.k8s.io/${version}`, request };
+}
+
+/** the kind as the caller asked for it: the request's own version of the object's kind */
+function requestKindOf(inv: WebhookInvocation, a: AdmissionAttributes): Obj {
+  if (inv.resource === a.kind) return { ...inv.objectKind };
+  // same kind name in the request's group/version, unless the subresource carries another kind
+  if (inv.objectKind.group === inv.resource.group && inv.objectKind.kind === inv.resource.kind) {
+    return { group: a.kind.group, version: a.kind.version, kind: a.kind.kind };
+  }
+  return { ...inv.objectKind };
+}
+
+/** what a usable answer says */
+export interface ReviewResponse {
+  allowed: boolean;
+  /** the Status the webhook gave (a denial's message, reason and code) */
+  result?: Obj;
+  /** the JSON patch text (decoded from base64), mutating webhooks only */
+  patch?: string;
+  warnings: string[];
+}
+
+export function parseResponse(version: ReviewVersion, body: unknown, uid: string, mutating: boolean): ReviewResponse {
+  if (!isObj(body)) throw new InvalidResponseError('webhook response was absent');
+  if (version === 'v1') {
+    const gvk = `${str(body.apiVersion) ? str(body.apiVersion) : '/'}, Kind=${str(body.kind)}`;
+    if (body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
+      throw new InvalidResponseError(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gvk}`);
+    }
+  }
+  const response = body.response;
+  if (!isObj(response)) throw new InvalidResponseError('webhook response was absent');
+  if (version === 'v1' && str(response.uid) !== uid) {
+    throw new InvalidResponseError(`expected response.uid="${uid}", got "${str(response.uid)}"`);
+  }
+  const out: ReviewResponse = {
+    allowed: response.allowed === true,
+    warnings: arrAt(response, 'warnings').map(str),
+  };
+  if (isObj(response.status)) out.result = response.status;
+  const patch = str(response.patch);
+  let patchType = str(response.patchType);
+  if (patch !== '') {
+    // v1beta1 webhooks were never made to say which patch they send
+    if (version === 'v1beta1' && patchType === '') patchType = 'JSONPatch';
+    if (version === 'v1') {
+      if (!mutating) throw new InvalidResponseError('validating webhooks may not return patches');
+      if (patchType === '') throw new InvalidResponseError('webhook returned response.patch but not response.patchType');
+    }
+    if (patchType !== 'JSONPatch') throw new InvalidResponseError(`webhook returned invalid patchType: "${patchType}"`);
+    if (mutating) out.patch = Buffer.from(patch, 'base64').toString('utf8');
+  } else if (patchType !== '' && patchType !== 'JSONPatch') {
+    throw new InvalidResponseError(`webhook returned invalid patchType: "${patchType}"`);
+  }
+  return out;
+}
