@@ -419,3 +419,33 @@ t.test('configurations created, changed and deleted after start are followed', a
   await until(async () => !(await refused()));
   t.notOk(await refused(), 'the deleted configuration is not');
 });
+
+t.test('unusable answers: kube checks the review, patches and patch types', async (t) => {
+  const cases: Array<{ kind: 'mutating' | 'validating'; answer: Obj; version?: string; message: RegExp | string }> = [
+    { kind: 'validating', answer: { allowed: true, ...patchOf([]) }, message: /received invalid webhook response: validating webhooks may not return response\.patch or response\.patchType$/ },
+    { kind: 'mutating', answer: { allowed: true, patch: Buffer.from('[]').toString('base64') }, message: /webhook returned response\.patch but not response\.patchType$/ },
+    { kind: 'mutating', answer: { allowed: true, patchType: 'MergePatch', patch: 'e30=' }, message: /webhook returned invalid response\.patchType of "MergePatch"$/ },
+    { kind: 'validating', answer: { apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { allowed: true } },
+      message: /expected webhook response of admission\.k8s\.io\/v1, Kind=AdmissionReview, got admission\.k8s\.io\/v1beta1, Kind=AdmissionReview$/ },
+  ];
+  for (const c of cases) {
+    const f = await fixture(t);
+    const hook = await startHook(t, (req) => ('apiVersion' in c.answer ? { ...c.answer, response: { ...(c.answer.response as Obj), uid: req.uid } } : c.answer));
+    await configure(f, c.kind, 'x', [webhook('x.example.com', { url: hook.url, caBundle })]);
+    const p = await plugin(t, f, c.kind);
+    await rejects(t, c.kind === 'mutating' ? p.admit(createConfigMap(f)) : p.validate(createConfigMap(f)), 500, 'InternalError', c.message);
+  }
+
+  const f = await fixture(t);
+  const failing = await startHook(t, () => ({ allowed: true, ...patchOf([{ op: 'test', path: '/data/k', value: 'other' }]) }));
+  await configure(f, 'mutating', 'x', [webhook('x.example.com', { url: failing.url, caBundle }, { failurePolicy: 'Ignore' })]);
+  await rejects(t, (await plugin(t, f, 'mutating')).admit(createConfigMap(f)), 500, 'InternalError', /^Internal error occurred: /,);
+  t.pass('a patch that does not apply fails the request whatever the failurePolicy');
+
+  const f2 = await fixture(t);
+  const old = await startHook(t, () => ({ apiVersion: 'admission.k8s.io/v1beta1', kind: 'AdmissionReview', response: { allowed: true, patch: Buffer.from('[{"op":"add","path":"/data/b","value":"1"}]').toString('base64') } }));
+  await configure(f2, 'mutating', 'x', [webhook('old.example.com', { url: old.url, caBundle }, { admissionReviewVersions: ['v1beta1'] })], 'v1beta1');
+  const a = createConfigMap(f2);
+  await (await plugin(t, f2, 'mutating')).admit(a);
+  t.same(a.object?.data, { k: 'v', b: '1' }, 'a v1beta1 patch without patchType is a JSON patch');
+});

@@ -44,6 +44,12 @@ export async function matchingWebhooks(source: WebhookConfigurationSource, a: Ad
     const inv = await matchWebhook(entry, a, opts);
     if (!inv) continue;
     if (a.dryRun && !['None', 'NoneOnDryRun'].includes(str(inv.entry.hook.sideEffects))) throw dryRunUnsupported(webhookName(inv));
+    if (inv.resource !== a.kind && !inv.converted) {
+      opts.log?.warn(
+        { webhook: webhookName(inv), resource: inv.resource.resource, version: inv.resource.version, requestVersion: a.kind.version },
+        'no conversion of the object to the webhook\'s version; it is sent in the request\'s version',
+      );
+    }
     out.push(inv);
   }
   return out;

@@ -49,9 +49,11 @@ function ruleRequest(a: AdmissionAttributes, k: KindDefinition): RuleRequest {
   return { operation: a.operation, group: k.group, version: k.version, resource: k.resource, subresource: a.subresource, namespace: a.namespace };
 }
 
-/** kube never sends webhook configurations themselves to webhooks (they could lock themselves in) */
+const exemptResources = new Set(['mutatingwebhookconfigurations', 'validatingwebhookconfigurations', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings']);
+
+/** kube never sends admission configurations themselves to webhooks (they could lock themselves in) */
 function isWebhookConfiguration(k: KindDefinition): boolean {
-  return k.group === 'admissionregistration.k8s.io';
+  return k.group === 'admissionregistration.k8s.io' && exemptResources.has(k.resource);
 }
 
 /** objects of `from`'s own kind can be converted between versions of the scheme */

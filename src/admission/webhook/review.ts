@@ -90,7 +90,7 @@ export interface ReviewResponse {
 export function parseResponse(version: ReviewVersion, body: unknown, uid: string, mutating: boolean): ReviewResponse {
   if (!isObj(body)) throw new InvalidResponseError('webhook response was absent');
   if (version === 'v1') {
-    const gvk = `${str(body.apiVersion) ? str(body.apiVersion) : '/'}, Kind=${str(body.kind)}`;
+    const gvk = `${str(body.apiVersion) || '/'}, Kind=${str(body.kind)}`;
     if (body.apiVersion !== 'admission.k8s.io/v1' || body.kind !== 'AdmissionReview') {
       throw new InvalidResponseError(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gvk}`);
     }
@@ -107,17 +107,16 @@ export function parseResponse(version: ReviewVersion, body: unknown, uid: string
   if (isObj(response.status)) out.result = response.status;
   const patch = str(response.patch);
   let patchType = str(response.patchType);
-  if (patch !== '') {
+  if (patch === '' && patchType === '') return out;
+  if (version === 'v1') {
+    if (!mutating) throw new InvalidResponseError('validating webhooks may not return response.patch or response.patchType');
+    if (patch === '') throw new InvalidResponseError('webhook returned response.patchType but not response.patch');
+    if (patchType === '') throw new InvalidResponseError('webhook returned response.patch but not response.patchType');
+  } else if (patchType === '') {
     // v1beta1 webhooks were never made to say which patch they send
-    if (version === 'v1beta1' && patchType === '') patchType = 'JSONPatch';
-    if (version === 'v1') {
-      if (!mutating) throw new InvalidResponseError('validating webhooks may not return patches');
-      if (patchType === '') throw new InvalidResponseError('webhook returned response.patch but not response.patchType');
-    }
-    if (patchType !== 'JSONPatch') throw new InvalidResponseError(`webhook returned invalid patchType: "${patchType}"`);
-    if (mutating) out.patch = Buffer.from(patch, 'base64').toString('utf8');
-  } else if (patchType !== '' && patchType !== 'JSONPatch') {
-    throw new InvalidResponseError(`webhook returned invalid patchType: "${patchType}"`);
+    patchType = 'JSONPatch';
   }
+  if (patchType !== 'JSONPatch') throw new InvalidResponseError(`webhook returned invalid response.patchType of "${patchType}"`);
+  if (mutating && patch !== '') out.patch = Buffer.from(patch, 'base64').toString('utf8');
   return out;
 }

@@ -2,7 +2,8 @@
  * kube's rule matcher (admission/plugin/webhook/predicates/rules): a webhook rule matches a request
  * when its scope, operation, API group, API version and resource all do. Resources are written
  * `resource` or `resource/subresource`; `*` alone matches every main resource (no subresource),
- * `*\/*` everything, `pods/*` every subresource of pods and `*\/status` the status of everything.
+ * `*\/*` everything, `pods/*` pods and all its subresources (kube compares the part after the
+ * slash with the request's subresource, '' included) and `*\/status` the status of everything.
  */
 import { arrAt, str, type Obj } from '../../api/kinds/util';
 
