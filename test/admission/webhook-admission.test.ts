@@ -367,6 +367,15 @@ t.test('a service reference is resolved through the Service and its Endpoints', 
   await rejects(t, p.validate(createConfigMap(f)), 403, 'Forbidden', 'admission webhook "svc.example.com" denied the request: via service');
   t.equal(hook.paths[0], '/validate?timeout=10s');
 
+  // kube's default routing: the Service's clusterIP at the Service port
+  const f3 = await fixture(t);
+  await f3.registry.create(f3.target('services', 'default'), {
+    apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook', namespace: 'default' },
+    spec: { clusterIP: '127.0.0.1', ports: [{ name: 'https', port: hook.port }] },
+  }, write);
+  await configure(f3, 'validating', 'v', [webhook('cluster.example.com', { service: { namespace: 'default', name: 'hook', port: hook.port }, caBundle })]);
+  await rejects(t, (await plugin(t, f3, 'validating')).validate(createConfigMap(f3)), 403, 'Forbidden', 'admission webhook "cluster.example.com" denied the request: via service');
+
   const f2 = await fixture(t);
   await configure(f2, 'validating', 'v', [webhook('svc.example.com', { service: { namespace: 'default', name: 'absent' }, caBundle })]);
   await rejects(t, (await plugin(t, f2, 'validating', { serviceRouting: 'endpoint' })).validate(createConfigMap(f2)), 500, 'InternalError',

@@ -6,6 +6,7 @@ import type { Registry } from '../../src/api/registry/types';
 import type { AdmissionAttributes } from '../../src/admission/types';
 import { ruleMatches, type RuleRequest } from '../../src/admission/webhook/rules';
 import { matchWebhook } from '../../src/admission/webhook/matcher';
+import { timeoutSecondsOf } from '../../src/admission/webhook/client';
 
 const pods: RuleRequest = { operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', namespace: 'default' };
 const rule = (extra: Record<string, unknown>) => ({ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], ...extra });
@@ -71,6 +72,10 @@ t.test('matchPolicy, subresource kinds, and the configurations themselves', asyn
   t.same(eq?.objectKind, { group: 'networking.k8s.io', version: 'v1', kind: 'Ingress' });
   t.equal(await matchWebhook(entry({ rules: [ingressRule], matchPolicy: 'Exact' }), attrs(legacy, '', ing), { registry, scheme }), undefined);
 
+  const other = await matchWebhook(entry({ rules: [{ ...ingressRule, resources: ['ingresses/status'] }] }), attrs(legacy, 'status', { apiVersion: 'v1', kind: 'Status' }), { registry, scheme });
+  t.equal(other?.converted, false, 'an object of another kind is not converted');
+  t.same(other?.objectKind, { group: 'extensions', version: 'v1beta1', kind: 'Ingress' }, 'and keeps the request version');
+
   const deployRule = { operations: ['*'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] };
   const scale = await matchWebhook(entry({ rules: [deployRule] }), attrs(kind('apps', 'v1', 'deployments'), 'scale', { apiVersion: 'autoscaling/v1', kind: 'Scale' }), { registry, scheme });
   t.same(scale?.objectKind, { group: 'autoscaling', version: 'v1', kind: 'Scale' }, 'scale requests carry a Scale');
@@ -78,4 +83,10 @@ t.test('matchPolicy, subresource kinds, and the configurations themselves', asyn
   const all = { operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] };
   const cfg = kind('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations');
   t.equal(await matchWebhook(entry({ rules: [all] }), { ...attrs(cfg), namespace: '' }, { registry, scheme }), undefined, 'webhook configurations never go to webhooks');
+});
+
+t.test('timeoutSeconds: default 10, capped at 30', async (t) => {
+  t.equal(timeoutSecondsOf({}), 10);
+  t.equal(timeoutSecondsOf({ timeoutSeconds: 5 }), 5);
+  t.equal(timeoutSecondsOf({ timeoutSeconds: 300 }), 30);
 });
