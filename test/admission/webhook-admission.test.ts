@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import type { Test } from 'tap';
 import type { AddressInfo } from 'node:net';
-import { makeFixture, configMap, write, type Fixture } from '../helpers/registry-fixture';
+import { makeFixture, configMap, deployment, write, type Fixture } from '../helpers/registry-fixture';
 import { rejects } from '../helpers/registry-assert';
 import { makeCa, makeCert, type TestCert } from '../helpers/test-pki';
 import type { KubeObject } from '../../src/api/kind';
@@ -252,6 +252,18 @@ t.test('mutating: JSON patches are applied in webhook order and converted back',
   t.same(obj.metadata?.labels, { seen: '1' });
   await p.validate(a);
   t.equal(first.reviews.length + second.reviews.length, 2, 'the mutating plugin does nothing when validating');
+});
+
+t.test('mutating: a patched object is defaulted again, as kube does', async (t) => {
+  const f = await fixture(t);
+  const hook = await startHook(t, () => ({ allowed: true, ...patchOf([{ op: 'remove', path: '/spec/replicas' }]) }));
+  await configure(f, 'mutating', 'a', [webhook('unset.example.com', { url: hook.url, caBundle }, {
+    rules: [{ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }],
+  })]);
+  const p = await plugin(t, f, 'mutating');
+  const a: AdmissionAttributes = { ...createConfigMap(f, deployment('web', 'default', { replicas: 3 })), kind: f.kind('deployments') };
+  await p.admit(a);
+  t.equal((a.object?.spec as Obj).replicas, 1, 'replicas defaulted after the webhook removed it');
 });
 
 t.test('mutating: a denial, a namespace move and a rename on update are refused', async (t) => {

@@ -1,7 +1,7 @@
 /**
  * MutatingAdmissionWebhook: the matching webhooks are called one after another, each with the
  * object as the previous ones left it (converted to the webhook's version under matchPolicy
- * Equivalent); a JSONPatch answer is applied to that object and the result converted back. As
+ * Equivalent); a JSONPatch answer is applied to that object, defaulted and converted back. As
  * kube's reinvocation rule has it, webhooks with reinvocationPolicy IfNeeded are called once more
  * when a webhook after them changed the object. A patch may not move the object to another
  * namespace (400, kube's namespace check) nor rename it on update (422, metadata.name is
@@ -74,6 +74,8 @@ export function mutatingWebhookAdmission(opts: WebhookAdmissionOptions): Closabl
       // kube: a patch that does not decode or apply is an internal error whatever the failurePolicy
       throw errors.internal(isApiError(err) ? err.message : String(err));
     }
+    // kube defaults what a webhook returns in the webhook's version, before converting it back
+    if (inv.resource === a.kind || inv.converted) inv.resource.strategy.defaults(patched);
     const result = inv.converted ? convertObject(patched, inv.resource, a.kind) : patched;
     if (sameJson(result, a.object)) return false;
     checkIdentity(a, a.object, result);
