@@ -201,7 +201,7 @@ t.test('failurePolicy on an unreachable webhook: Fail refuses, Ignore skips and 
   await configure(f, 'validating', 'a', [webhook('fail.example.com', { url, caBundle }, { failurePolicy: 'Fail' })]);
   const p = await plugin(t, f, 'validating');
   await rejects(t, p.validate(createConfigMap(f)), 500, 'InternalError',
-    'Internal error occurred: failed calling webhook "fail.example.com": Post "https://127.0.0.1:1/hook?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused');
+    'Internal error occurred: failed calling webhook "fail.example.com": failed to call webhook: Post "https://127.0.0.1:1/hook?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused');
 
   const f2 = await fixture(t);
   await configure(f2, 'validating', 'a', [webhook('ignore.example.com', { url, caBundle }, { failurePolicy: 'Ignore' }), webhook('next.example.com', { url: dead.url, caBundle })]);
@@ -219,7 +219,7 @@ t.test('failurePolicy on a timeout, and TLS verified with the caBundle', async (
   const p = await plugin(t, f, 'validating');
   const started = Date.now();
   await rejects(t, p.validate(createConfigMap(f)), 500, 'InternalError',
-    `Internal error occurred: failed calling webhook "slow.example.com": Post "${slow.url}?timeout=1s": context deadline exceeded`);
+    `Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "${slow.url}?timeout=1s": context deadline exceeded`);
   t.ok(Date.now() - started < 5000, 'gave up after the timeout');
 
   const f2 = await fixture(t);
@@ -391,7 +391,7 @@ t.test('a service reference is resolved through the Service and its Endpoints', 
   const f2 = await fixture(t);
   await configure(f2, 'validating', 'v', [webhook('svc.example.com', { service: { namespace: 'default', name: 'absent' }, caBundle })]);
   await rejects(t, (await plugin(t, f2, 'validating', { serviceRouting: 'endpoint' })).validate(createConfigMap(f2)), 500, 'InternalError',
-    'Internal error occurred: failed calling webhook "svc.example.com": Post "https://absent.default.svc:443/?timeout=10s": service "absent" not found');
+    'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: Post "https://absent.default.svc:443/?timeout=10s": service "absent" not found');
 });
 
 t.test('matchPolicy Equivalent: the object is converted to the version the rules name', async (t) => {
@@ -469,4 +469,14 @@ t.test('unusable answers: kube checks the review, patches and patch types', asyn
   const a = createConfigMap(f2);
   await (await plugin(t, f2, 'mutating')).admit(a);
   t.same(a.object?.data, { k: 'v', b: '1' }, 'a v1beta1 patch without patchType is a JSON patch');
+});
+
+t.test('before the first list of configurations, requests wait, then are refused as not ready', async (t) => {
+  const f = await fixture(t);
+  const down = { ...f.registry, list: () => Promise.reject(new Error('store down')) } as unknown as typeof f.registry;
+  const logged: string[] = [];
+  const p = validatingWebhookAdmission({ registry: down, scheme: f.scheme, readyTimeoutMs: 200, log: { warn: (fields) => logged.push(JSON.stringify(fields)) } });
+  t.teardown(() => p.close());
+  await rejects(t, p.validate(createConfigMap(f)), 403, 'Forbidden', 'configmaps "cm" is forbidden: not yet ready to handle request');
+  t.match(logged[0], /store down/);
 });

@@ -4,7 +4,7 @@
  * NoneOnDryRun; any other is a 400 before anything is called), and one call with its
  * failurePolicy (Fail: the request fails with kube's internal error; Ignore: logged and skipped).
  */
-import { isApiError } from '../../api/errors';
+import { errors, isApiError } from '../../api/errors';
 import type { KubeObject } from '../../api/kind';
 import type { Registry } from '../../api/registry/types';
 import type { Scheme } from '../../api/scheme';
@@ -30,6 +30,8 @@ export interface WebhookAdmissionOptions {
   /** how a clientConfig.service is reached (default 'cluster', kube's default) */
   serviceRouting?: ServiceRouting;
   log?: WebhookLogger;
+  /** how long a request waits for the first list of configurations (default 10 s, as kube) */
+  readyTimeoutMs?: number;
 }
 
 export function webhookName(inv: WebhookInvocation): string {
@@ -38,7 +40,7 @@ export function webhookName(inv: WebhookInvocation): string {
 
 /** the webhooks of `source` that `a` calls, in order; throws the dry-run refusal */
 export async function matchingWebhooks(source: WebhookConfigurationSource, a: AdmissionAttributes, opts: WebhookAdmissionOptions): Promise<WebhookInvocation[]> {
-  await source.ready();
+  await waitForReady(source, a, opts.readyTimeoutMs ?? 10_000);
   const out: WebhookInvocation[] = [];
   for (const entry of source.webhooks()) {
     const inv = await matchWebhook(entry, a, opts);
@@ -53,6 +55,17 @@ export async function matchingWebhooks(source: WebhookConfigurationSource, a: Ad
     out.push(inv);
   }
   return out;
+}
+
+/** kube waits up to 10 s for the first list of configurations, then refuses (403) */
+async function waitForReady(source: WebhookConfigurationSource, a: AdmissionAttributes, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ready = await Promise.race([
+    source.ready().then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+  ]);
+  clearTimeout(timer);
+  if (!ready) throw errors.forbidden({ group: a.kind.group, resource: a.kind.resource }, a.name, 'not yet ready to handle request');
 }
 
 export function addWarnings(a: WebhookAdmissionAttributes, warnings: string[]): void {
@@ -81,8 +94,14 @@ export async function callWebhook(
     }
     const review = buildReview(version, inv, a, objects);
     const uid = str((review.request as Record<string, unknown>).uid);
-    const target = await callTarget(hook, opts);
-    const body = await post(target, review, timeoutSecondsOf(hook));
+    let body: unknown;
+    try {
+      body = await post(await callTarget(hook, opts), review, timeoutSecondsOf(hook));
+    } catch (err) {
+      // kube's words since 1.23: `failed to call webhook: Post "https://...": ...`
+      if (err instanceof CallError) throw new CallError(`failed to call webhook: ${err.message}`);
+      throw err;
+    }
     try {
       return parseResponse(version, body, uid, mutating);
     } catch (err) {

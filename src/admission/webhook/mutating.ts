@@ -55,7 +55,12 @@ function replaceContents(target: KubeObject, source: KubeObject): void {
 }
 
 export function mutatingWebhookAdmission(opts: WebhookAdmissionOptions): ClosableAdmission {
-  const source = new WebhookConfigurationSource({ registry: opts.registry, scheme: opts.scheme, kind: 'MutatingWebhookConfiguration' });
+  const source = new WebhookConfigurationSource({
+    registry: opts.registry,
+    scheme: opts.scheme,
+    kind: 'MutatingWebhookConfiguration',
+    onError: (err) => opts.log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'reading webhook configurations failed; retrying'),
+  });
 
   /** call one webhook and apply its patch; true when the object changed */
   async function invoke(inv: WebhookInvocation, a: WebhookAdmissionAttributes): Promise<boolean> {

@@ -13,7 +13,12 @@ import { convertObject } from './matcher';
 export type ClosableAdmission = Admission & { close(): void; ready(): Promise<void> };
 
 export function validatingWebhookAdmission(opts: WebhookAdmissionOptions): ClosableAdmission {
-  const source = new WebhookConfigurationSource({ registry: opts.registry, scheme: opts.scheme, kind: 'ValidatingWebhookConfiguration' });
+  const source = new WebhookConfigurationSource({
+    registry: opts.registry,
+    scheme: opts.scheme,
+    kind: 'ValidatingWebhookConfiguration',
+    onError: (err) => opts.log?.warn({ err: err instanceof Error ? err.message : String(err) }, 'reading webhook configurations failed; retrying'),
+  });
   return {
     async admit() {},
     async validate(a: WebhookAdmissionAttributes) {
