@@ -283,9 +283,10 @@ t.test('mutating: a denial, a namespace move and a rename on update are refused'
   const rename = await startHook(t, () => ({ allowed: true, ...patchOf([{ op: 'replace', path: '/metadata/name', value: 'other' }]) }));
   await configure(f3, 'mutating', 'a', [webhook('rename.example.com', { url: rename.url, caBundle })]);
   const old = configMap('cm');
-  await rejects(t, (await plugin(t, f3, 'mutating')).admit(createConfigMap(f3, configMap('cm'), { operation: 'UPDATE', oldObject: old })), 422, 'Invalid',
+  const patchOptions = { kind: 'PatchOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl', force: true };
+  await rejects(t, (await plugin(t, f3, 'mutating')).admit(createConfigMap(f3, configMap('cm'), { operation: 'UPDATE', oldObject: old, options: patchOptions })), 422, 'Invalid',
     'ConfigMap "cm" is invalid: metadata.name: Invalid value: "other": field is immutable');
-  t.same((rename.reviews[0].request as Obj).options, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1' });
+  t.same((rename.reviews[0].request as Obj).options, { kind: 'UpdateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kubectl' }, 'a patch is an update to webhooks');
 });
 
 t.test('mutating: reinvocationPolicy IfNeeded re-runs a webhook once when a later one changed the object', async (t) => {

@@ -22,13 +22,21 @@ export function reviewVersionFor(hook: Obj): ReviewVersion | undefined {
   return asked.find((v): v is ReviewVersion => (reviewVersions as readonly string[]).includes(v));
 }
 
-const optionsKinds: Record<string, string> = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions' };
+/** the options kind kube sends per operation, with the fields each has (PATCH is an UPDATE) */
+const optionsKinds: Record<string, { kind: string; fields: string[] }> = {
+  CREATE: { kind: 'CreateOptions', fields: ['dryRun', 'fieldManager', 'fieldValidation'] },
+  UPDATE: { kind: 'UpdateOptions', fields: ['dryRun', 'fieldManager', 'fieldValidation'] },
+  DELETE: { kind: 'DeleteOptions', fields: ['gracePeriodSeconds', 'preconditions', 'orphanDependents', 'propagationPolicy', 'dryRun'] },
+};
 
 function optionsFor(a: AdmissionAttributes): Obj | undefined {
   if (!a.options) return undefined;
-  const kind = optionsKinds[a.operation];
-  // kube sends the options with their type (meta.k8s.io/v1); CONNECT's keep their own
-  return kind ? { ...a.options, kind, apiVersion: 'meta.k8s.io/v1' } : { ...a.options };
+  const known = optionsKinds[a.operation];
+  // CONNECT's options (PodExecOptions, ...) keep their own type
+  if (!known) return { ...a.options };
+  const out: Obj = { kind: known.kind, apiVersion: 'meta.k8s.io/v1' };
+  for (const f of known.fields) if (a.options[f] !== undefined) out[f] = a.options[f];
+  return out;
 }
 
 export interface ReviewObjects {
