@@ -14,7 +14,7 @@ import { rejects } from '../helpers/registry-assert';
 import { makeCa, makeCert, type TestCert } from '../helpers/test-pki';
 import type { KubeObject } from '../../src/api/kind';
 import type { AdmissionAttributes } from '../../src/admission/types';
-import { mutatingWebhookAdmission, validatingWebhookAdmission, type ClosableAdmission, type WebhookAdmissionAttributes } from '../../src/admission/webhook';
+import { validatingWebhookAdmission, webhookAdmissionPlugins, type ClosableAdmission, type WebhookAdmissionAttributes } from '../../src/admission/webhook';
 
 type Obj = Record<string, unknown>;
 
@@ -117,7 +117,7 @@ async function fixture(t: Test): Promise<Fixture> {
 
 async function plugin(t: Test, f: Fixture, kind: 'mutating' | 'validating', extra: { serviceRouting?: 'endpoint' | 'cluster'; warnings?: string[] } = {}): Promise<ClosableAdmission> {
   const opts = { registry: f.registry, scheme: f.scheme, serviceRouting: extra.serviceRouting, log: { warn: (fields: Obj) => extra.warnings?.push(JSON.stringify(fields)) } };
-  const p = kind === 'mutating' ? mutatingWebhookAdmission(opts) : validatingWebhookAdmission(opts);
+  const p = webhookAdmissionPlugins[kind === 'mutating' ? 'MutatingAdmissionWebhook' : 'ValidatingAdmissionWebhook'](opts);
   t.teardown(() => p.close());
   await p.ready();
   return p;
