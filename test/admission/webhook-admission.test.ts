@@ -279,6 +279,15 @@ t.test('mutating: a denial, a namespace move and a rename on update are refused'
   await rejects(t, (await plugin(t, f2, 'mutating')).admit(createConfigMap(f2)), 400, 'BadRequest',
     'the namespace of the provided object does not match the namespace sent on the request');
 
+  const setNs = await startHook(t, () => ({ allowed: true, ...patchOf([{ op: 'add', path: '/metadata/namespace', value: 'default' }]) }));
+  const f4 = await fixture(t);
+  await configure(f4, 'mutating', 'a', [webhook('setns.example.com', { url: setNs.url, caBundle })]);
+  const unset = configMap('cm');
+  delete unset.metadata!.namespace;
+  const a4 = createConfigMap(f4, unset, { namespace: 'default' });
+  await (await plugin(t, f4, 'mutating')).admit(a4);
+  t.equal(a4.object?.metadata?.namespace, 'default', 'setting the request namespace is fine');
+
   const f3 = await fixture(t);
   const rename = await startHook(t, () => ({ allowed: true, ...patchOf([{ op: 'replace', path: '/metadata/name', value: 'other' }]) }));
   await configure(f3, 'mutating', 'a', [webhook('rename.example.com', { url: rename.url, caBundle })]);

@@ -37,8 +37,10 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 /** kube's checks of what admission may not change about the object being written */
 function checkIdentity(a: WebhookAdmissionAttributes, before: KubeObject, after: KubeObject): void {
+  // kube's EnsureObjectNamespaceMatchesRequestNamespace: unset or equal is fine, and cluster-scoped
+  // objects simply lose a namespace
   const ns = str(after.metadata?.namespace);
-  if (ns !== str(before.metadata?.namespace) && (ns !== '' || a.namespace !== '')) {
+  if (ns !== '' && a.namespace !== '' && ns !== a.namespace) {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   const name = str(after.metadata?.name);
