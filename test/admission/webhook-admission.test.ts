@@ -490,3 +490,21 @@ t.test('before the first list of configurations, requests wait, then are refused
   await rejects(t, p.validate(createConfigMap(f)), 403, 'Forbidden', 'configmaps "cm" is forbidden: not yet ready to handle request');
   t.match(logged[0], /store down/);
 });
+
+t.test('the namespace is read once per request, whatever the number of webhooks', async (t) => {
+  const f = await fixture(t);
+  const hook = await startHook(t, () => ({ allowed: true }));
+  const selector = { namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'Exists' }] } };
+  await configure(f, 'validating', 'v', [webhook('one.example.com', { url: hook.url, caBundle }, selector), webhook('two.example.com', { url: hook.url, caBundle }, selector)]);
+  let gets = 0;
+  const counting = Object.create(f.registry) as typeof f.registry;
+  counting.get = (target, options) => {
+    if (target.kind.resource === 'namespaces') gets++;
+    return f.registry.get(target, options);
+  };
+  const p = validatingWebhookAdmission({ registry: counting, scheme: f.scheme });
+  t.teardown(() => p.close());
+  await p.validate(createConfigMap(f));
+  t.equal(gets, 1);
+  t.equal(hook.reviews.length, 2, 'both webhooks match the namespace');
+});

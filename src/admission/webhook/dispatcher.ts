@@ -42,8 +42,9 @@ export function webhookName(inv: WebhookInvocation): string {
 export async function matchingWebhooks(source: WebhookConfigurationSource, a: AdmissionAttributes, opts: WebhookAdmissionOptions): Promise<WebhookInvocation[]> {
   await waitForReady(source, a, opts.readyTimeoutMs ?? 10_000);
   const out: WebhookInvocation[] = [];
+  const matchOpts = { registry: opts.registry, scheme: opts.scheme, namespaceLabels: new Map() };
   for (const entry of source.webhooks()) {
-    const inv = await matchWebhook(entry, a, opts);
+    const inv = await matchWebhook(entry, a, matchOpts);
     if (!inv) continue;
     if (a.dryRun && !['None', 'NoneOnDryRun'].includes(str(inv.entry.hook.sideEffects))) throw dryRunUnsupported(webhookName(inv));
     if (inv.resource !== a.kind && !inv.converted) {

@@ -12,7 +12,7 @@ import { str } from '../../api/kinds/util';
 import type { AdmissionAttributes } from '../types';
 import type { WebhookEntry } from './configuration-source';
 import { rulesMatch, type RuleRequest } from './rules';
-import { namespaceSelectorMatches, objectSelectorMatches } from './selectors';
+import { namespaceSelectorMatches, objectSelectorMatches, type NamespaceLabelCache } from './selectors';
 
 export interface GroupVersionKind {
   group: string;
@@ -75,6 +75,8 @@ function storageApiVersion(k: KindDefinition): string {
 export interface MatchOptions {
   registry: Registry;
   scheme: Scheme;
+  /** namespace labels already read for this request */
+  namespaceLabels?: NamespaceLabelCache;
 }
 
 /** the invocation of one webhook for a request, or undefined when it is not to be called */
@@ -89,7 +91,7 @@ export async function matchWebhook(entry: WebhookEntry, a: AdmissionAttributes, 
       .find((k) => k !== a.kind && serves(k, a.subresource) && rulesMatch(hook, ruleRequest(a, k)));
   }
   if (!resource) return undefined;
-  if (!(await namespaceSelectorMatches(hook, a, opts.registry, opts.scheme))) return undefined;
+  if (!(await namespaceSelectorMatches(hook, a, opts.registry, opts.scheme, opts.namespaceLabels))) return undefined;
   if (!objectSelectorMatches(hook, a)) return undefined;
   const converted = resource !== a.kind && canConvert(a.object, a.kind) && canConvert(a.oldObject, a.kind);
   const objectKind = resource === a.kind || converted ? objectKindOf(resource, a.subresource) : objectKindOf(a.kind, a.subresource);

@@ -27,7 +27,10 @@ function isNamespaceKind(a: AdmissionAttributes): boolean {
   return a.kind.group === '' && a.kind.resource === 'namespaces';
 }
 
-export async function namespaceSelectorMatches(hook: Obj, a: AdmissionAttributes, registry: Registry, scheme: Scheme): Promise<boolean> {
+/** the namespace labels read for one request, so that several webhooks read them once */
+export type NamespaceLabelCache = Map<string, Promise<Record<string, string>>>;
+
+export async function namespaceSelectorMatches(hook: Obj, a: AdmissionAttributes, registry: Registry, scheme: Scheme, cache: NamespaceLabelCache = new Map()): Promise<boolean> {
   const selector = parsed(hook, 'namespaceSelector');
   if (selector.isEmpty()) return true;
   if (isNamespaceKind(a)) {
@@ -37,13 +40,17 @@ export async function namespaceSelectorMatches(hook: Obj, a: AdmissionAttributes
   if (!a.kind.namespaced || a.namespace === '') return true;
   const kind = scheme.byResource('', 'v1', 'namespaces');
   if (!kind) throw errors.internal('namespaces are not served');
-  let ns: KubeObject;
-  try {
-    ns = await registry.get({ kind, name: a.namespace }, {});
-  } catch (err) {
-    throw errors.internal(isApiError(err) ? err.message : String(err));
+  let labels = cache.get(a.namespace);
+  if (!labels) {
+    labels = registry.get({ kind, name: a.namespace }, {}).then(
+      (ns: KubeObject) => ns.metadata?.labels ?? {},
+      (err: unknown) => {
+        throw errors.internal(isApiError(err) ? err.message : String(err));
+      },
+    );
+    cache.set(a.namespace, labels);
   }
-  return selector.matches(ns.metadata?.labels ?? {});
+  return selector.matches(await labels);
 }
 
 export function objectSelectorMatches(hook: Obj, a: AdmissionAttributes): boolean {
