@@ -87,7 +87,12 @@ export async function callTarget(hook: Obj, opts: ClientOptions): Promise<CallTa
     }
     return { displayUrl, host: resolved.host, port: resolved.port, path, servername, ca };
   }
-  const url = new URL(str(config.url));
+  let url: URL;
+  try {
+    url = new URL(str(config.url));
+  } catch {
+    throw new CallError(`parse "${str(config.url)}": invalid URL`);
+  }
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   return {
     displayUrl: `${str(config.url)}${query}`,
