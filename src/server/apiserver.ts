@@ -15,6 +15,8 @@ import { withVirtualKinds } from '../api/virtual/index';
 import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
 import { FlagError } from '../options/types';
 import { createApiServerApp } from '../http/app';
+import { setupAudit } from '../audit/setup';
+import type { AuditSetup } from '../audit/setup';
 import { authenticatorChain } from '../auth/authenticator';
 import type { RequestAuthenticator } from '../auth/authenticator';
 import { X509Authenticator } from '../auth/authn/x509';
@@ -70,12 +72,15 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
+  let audit: AuditSetup | undefined;
   try {
+    audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
   } catch (err) {
+    await audit?.backend.shutdown();
     lock.release();
     throw err;
   }
@@ -134,6 +139,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       version: versionInfo(),
       aggregated: aggregator,
       authenticator: authn.chain,
+      audit,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -171,6 +177,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         await running.idle();
         compactor.stop();
         await store.close();
+        // the last requests' events are written before the process ends
+        await audit?.backend.shutdown();
         lock.release();
         logger.info('Shutdown complete');
       })());
@@ -181,6 +189,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     await registry?.close();
     compactor.stop();
     await store.close();
+    await audit?.backend.shutdown();
     lock.release();
     throw err;
   }
