@@ -75,7 +75,7 @@ export function createLogSink(o: LogSinkOptions): AuditSink {
   fs.closeSync(fs.openSync(file, 'a', 0o600));
   const stream: RotatingFileStream = createStream(
     (time: number | Date | null) => time ? path.basename(backupName(file, time instanceof Date ? time : new Date(time))) + (o.compress ? '.gz' : '') : path.basename(file),
-    { path: path.dirname(file), size: `${o.maxSize > 0 ? o.maxSize : 100}M`, compress: o.compress ? 'gzip' : undefined, mode: 0o600 },
+    { path: path.dirname(file), size: `${o.maxSize > 0 ? o.maxSize : 100}M`, mode: 0o600, ...(o.compress ? { compress: 'gzip' as const } : {}) },
   );
   stream.on('rotated', () => {
     try {
