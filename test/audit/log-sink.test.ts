@@ -4,6 +4,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import zlib from 'node:zlib';
 import t from 'tap';
+import type { Test } from 'tap';
 import { createLogSink } from '../../src/audit/log-sink';
 import type { AuditEvent } from '../../src/audit/types';
 
@@ -12,7 +13,7 @@ const ev = (id: string, pad = ''): AuditEvent => ({
   user: { username: 'u' }, annotations: pad ? { pad } : undefined, requestReceivedTimestamp: '2026-01-02T03:04:05.000001Z', stageTimestamp: '2026-01-02T03:04:05.000002Z',
 });
 
-function tmp(t: Tap.Test): string {
+function tmp(t: Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-log-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;

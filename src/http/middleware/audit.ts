@@ -194,10 +194,12 @@ export function createAuditing(o: AuditOptions): Auditing {
       return;
     }
 
-    // the request body, copied as the handler reads it (no change to how it flows)
+    // the request body, copied as the handler reads it (no change to how it flows); at Metadata
+    // level it only names a created object, as kube's LogRequestObject does
     const chunks: Buffer[] = [];
     let bodyBytes = 0;
-    if (levelAtLeast(rule.level, 'Request')) {
+    const recordBody = levelAtLeast(rule.level, 'Request');
+    if (recordBody || ctx.method === 'POST') {
       const req = ctx.req;
       const emit = req.emit;
       req.emit = function (this: typeof req, event: string | symbol, ...args: unknown[]): boolean {
@@ -238,10 +240,11 @@ export function createAuditing(o: AuditOptions): Auditing {
           'authorization.k8s.io/reason': record.decision.reason ?? '',
         };
       }
-      if (chunks.length > 0 && ev.requestObject === undefined && bodyBytes <= maxBody) {
+      if (chunks.length > 0 && bodyBytes <= maxBody) {
         const obj = decodeBody(Buffer.concat(chunks), ctx.get('Content-Type'));
+        chunks.length = 0;
         if (obj !== undefined) {
-          ev.requestObject = obj;
+          if (recordBody) ev.requestObject = obj;
           // kube fills a created object's name from the request
           const meta = (obj as { metadata?: { name?: unknown } }).metadata;
           if (ev.objectRef && !ev.objectRef.name && typeof meta?.name === 'string' && ctx.method === 'POST') ev.objectRef.name = meta.name;
