@@ -216,7 +216,8 @@ t.test('blocking webhook: the events are delivered before the response', async (
   const policy = path.join(dir, 'policy.yaml');
   fs.writeFileSync(policy, policyYaml);
   const server = await startApiServer(t, {
-    args: ['--audit-policy-file', policy, '--audit-webhook-config-file', webhookKubeconfig(dir, hook.url), '--audit-webhook-mode', 'blocking', '--audit-webhook-version', 'audit.k8s.io/v1beta1'],
+    args: ['--audit-policy-file', policy, '--audit-webhook-config-file', webhookKubeconfig(dir, hook.url), '--audit-webhook-mode', 'blocking', '--audit-webhook-version', 'audit.k8s.io/v1beta1',
+      '--audit-log-path', path.join(dir, 'legacy.log'), '--audit-log-format', 'legacy'],
   });
   const r = await server.request('GET', '/api/v1/namespaces/default');
   t.equal(r.status, 200);
@@ -224,6 +225,10 @@ t.test('blocking webhook: the events are delivered before the response', async (
   t.same(mine.map(({ e }) => e.stage), ['RequestReceived', 'ResponseComplete'], 'both events were received before the response');
   t.equal(mine[0].list.apiVersion, 'audit.k8s.io/v1beta1', '--audit-webhook-version');
   t.equal(mine[1].e.apiVersion, 'audit.k8s.io/v1beta1');
+  // the log back end beside it, in kube's legacy lines
+  const legacy = fs.readFileSync(path.join(dir, 'legacy.log'), 'utf8').split('\n').filter((l) => l.includes(`id="${r.headers['audit-id']}"`));
+  t.equal(legacy.length, 2);
+  t.match(legacy[1], /^\d{4}-\d\d-\d\dT[\d:.]+Z AUDIT: id="[^"]+" stage="ResponseComplete" ip="127\.0\.0\.1" method="get" user="ballast-admin" groups="\\"system:masters\\",\\"system:authenticated\\"" as="<self>" asgroups="<lookup>" user-agent="" namespace="default" uri="\/api\/v1\/namespaces\/default" response="200"$/);
 });
 
 t.test('a bad policy file stops start-up with one line naming it', async (t) => {
