@@ -70,9 +70,13 @@ export function createLogSink(o: LogSinkOptions): AuditSink {
     };
   }
   const file = path.resolve(o.path);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  // kube creates the log readable by its owner only
-  fs.closeSync(fs.openSync(file, 'a', 0o600));
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    // kube creates the log readable by its owner only
+    fs.closeSync(fs.openSync(file, 'a', 0o600));
+  } catch (err) {
+    throw new Error(`failed to open audit log file ${JSON.stringify(file)}: ${(err as Error).message}`);
+  }
   const stream: RotatingFileStream = createStream(
     (time: number | Date | null) => time ? path.basename(backupName(file, time instanceof Date ? time : new Date(time))) + (o.compress ? '.gz' : '') : path.basename(file),
     { path: path.dirname(file), size: `${o.maxSize > 0 ? o.maxSize : 100}M`, mode: 0o600, ...(o.compress ? { compress: 'gzip' as const } : {}) },
