@@ -299,10 +299,16 @@ export function createAuditing(o: AuditOptions): Auditing {
       const copy: Buffer[] = [];
       const tee = new PassThrough();
       tee.on('data', (c: Buffer) => copy.push(c));
-      tee.on('end', () => {
-        fromResponse(decodeBody(Buffer.concat(copy), ctx.response.get('Content-Type') as string));
+      let completed = false;
+      const complete = (whole: boolean) => {
+        if (completed) return;
+        completed = true;
+        // a client that left half way still gets its event, without the partial body
+        if (whole) fromResponse(decodeBody(Buffer.concat(copy), ctx.response.get('Content-Type') as string));
         void send(ev, rule, 'ResponseComplete');
-      });
+      };
+      tee.on('end', () => complete(true));
+      tee.on('close', () => complete(false));
       body.on('error', (err) => tee.destroy(err));
       const type = ctx.response.get('Content-Type');
       ctx.body = body.pipe(tee);
