@@ -17,14 +17,14 @@ import { isApiError } from '../../api/errors';
 import type { Authorizer } from '../../api/reviews/authorizer';
 import { microTimestamp, withoutManagedFields } from '../../audit/event';
 import { evaluatePolicy } from '../../audit/policy';
-import type { Policy, PolicyAttributes, RuleDecision } from '../../audit/policy';
+import type { Policy, RuleDecision } from '../../audit/policy';
+import { objectRef, policyAttributes } from '../../audit/request-attributes';
 import { auditUser, levelAtLeast } from '../../audit/types';
-import type { AuditBackend, AuditEvent, Level, ObjectReference, ResponseStatus, Stage } from '../../audit/types';
+import type { AuditBackend, AuditEvent, Level, ResponseStatus, Stage } from '../../audit/types';
 import { mediaTypeOf } from '../body';
 import { codecFor } from '../codecs';
 import type { ApiContext, ApiMiddleware, UserInfo } from '../context';
 import { isLongRunning } from '../request-info';
-import type { RequestInfo } from '../request-info';
 
 export interface AuditOptions {
   policy: Policy;
@@ -48,28 +48,6 @@ interface InFlight {
 
 const auditVersion = 'audit.k8s.io/v1';
 
-export function policyAttributes(info: RequestInfo, user: UserInfo | undefined): PolicyAttributes {
-  const u = user ? { name: user.name, groups: user.groups } : undefined;
-  if (!info.isResourceRequest) return { user: u, verb: info.verb, resourceRequest: false, path: info.path };
-  return {
-    user: u,
-    verb: info.verb,
-    resourceRequest: true,
-    apiGroup: info.group,
-    resource: info.resource,
-    subresource: info.subresource,
-    namespace: namespaceOf(info),
-    name: info.name,
-  };
-}
-
-/** kube's request info puts a namespace's own name in its namespace field */
-function namespaceOf(info: RequestInfo): string | undefined {
-  if (!info.isResourceRequest) return undefined;
-  if (info.namespace === undefined && info.resource === 'namespaces' && info.name) return info.name;
-  return info.namespace;
-}
-
 /** kube's SourceIPs: X-Forwarded-For, then X-Real-Ip, then the connection's peer */
 function sourceIPs(ctx: ApiContext): string[] {
   const ips: string[] = [];
@@ -81,18 +59,6 @@ function sourceIPs(ctx: ApiContext): string[] {
   if (remote.startsWith('::ffff:')) remote = remote.slice(7);
   if (remote && ips[ips.length - 1] !== remote) ips.push(remote);
   return ips;
-}
-
-function objectRef(info: RequestInfo): ObjectReference | undefined {
-  if (!info.isResourceRequest) return undefined;
-  const ref: ObjectReference = { resource: info.resource };
-  const ns = namespaceOf(info);
-  if (ns) ref.namespace = ns;
-  if (info.name) ref.name = info.name;
-  if (info.group) ref.apiGroup = info.group;
-  ref.apiVersion = info.version;
-  if (info.subresource) ref.subresource = info.subresource;
-  return ref;
 }
 
 function baseEvent(ctx: ApiContext, level: Level, user: UserInfo | undefined): AuditEvent {
