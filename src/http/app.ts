@@ -1,14 +1,16 @@
 /**
  * The API server's Koa app. The middleware order, outermost first:
  *
- *   request id -> request log -> error Status -> request timeout -> authentication
+ *   request id -> request log -> error Status -> request timeout -> authentication -> audit
  *     -> in-flight limits -> authorization -> aggregated APIs -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
- * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication)
+ * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication; audited by kube's
+ *                 failed-authentication audit when auditing is on)
+ * audit           audit events for the request at each stage its policy keeps (kube's WithAudit)
  * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
@@ -23,6 +25,8 @@ import type { ApiState } from './context';
 import type { HealthCheck } from './health';
 import type { Authorizer } from '../api/reviews/authorizer';
 import type { ChainAuthenticator } from '../auth/authenticator';
+import { createAuditing } from './middleware/audit';
+import type { AuditOptions } from './middleware/audit';
 import { authentication } from './middleware/authentication';
 import { authorization } from './middleware/authorization';
 import { errorStatus } from './middleware/error-status';
@@ -52,6 +56,8 @@ export interface ApiServerAppOptions {
   authenticator?: ChainAuthenticator;
   /** what the caller may do; without one every request is allowed (kube's AlwaysAllow) */
   authorizer?: Authorizer;
+  /** the audit policy and back end; without them nothing is audited */
+  audit?: AuditOptions;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -88,9 +94,12 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   app.use(requestLog(opts.logger));
   app.use(errorStatus());
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
+  const auditing = opts.audit && createAuditing({ maxBodyBytes: o.maxRequestBodyBytes, ...opts.audit });
+  if (auditing && opts.authenticator) app.use(auditing.failedAuthentication);
   if (opts.authenticator) app.use(authentication(opts.authenticator));
+  if (auditing) app.use(auditing.audit);
   app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
-  if (opts.authorizer) app.use(authorization(opts.authorizer));
+  if (opts.authorizer) app.use(authorization(auditing ? auditing.recordDecisions(opts.authorizer) : opts.authorizer));
   const trackWatch = (close: () => void): (() => void) => {
     openWatches.add(close);
     return () => openWatches.delete(close);

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { admissionOptions, authenticationOptions, authorizationOptions } from './apiserver-auth';
-import { auditOptions } from './apiserver-audit';
+import { auditConfig, auditOptions } from './apiserver-audit';
+import type { AuditConfig } from '../audit/config';
 import { limitOptions, versioningOptions } from './apiserver-limits';
 import { apiServerNetworkOptions, etcdOptions } from './apiserver-storage';
 import { option } from './define';
@@ -81,6 +82,8 @@ export interface ApiServerConfig {
     /** --token-auth-file */
     readonly tokenAuthFile?: string;
   };
+  /** --audit-* (spec 2, part 6) */
+  readonly audit: AuditConfig;
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
@@ -164,6 +167,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       clientCaFile: resolvedFile(parsed.string('client-ca-file')),
       tokenAuthFile: resolvedFile(parsed.string('token-auth-file')),
     }),
+    audit: auditConfig(parsed),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
     runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),

@@ -18,6 +18,8 @@ import { withVirtualKinds } from '../api/virtual/index';
 import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
 import { FlagError } from '../options/types';
 import { createApiServerApp } from '../http/app';
+import { setupAudit } from '../audit/setup';
+import type { AuditSetup } from '../audit/setup';
 import { authenticatorChain } from '../auth/authenticator';
 import type { RequestAuthenticator } from '../auth/authenticator';
 import { X509Authenticator } from '../auth/authn/x509';
@@ -77,7 +79,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
+  let audit: AuditSetup | undefined;
   try {
+    audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
@@ -86,6 +90,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     // values of the resources the encryption configuration names are sealed before they reach the database
     if (encryption) store = new EncryptingStore(store, encryption);
   } catch (err) {
+    await audit?.backend.shutdown();
     lock.release();
     throw err;
   }
@@ -155,6 +160,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       version: versionInfo(),
       aggregated: aggregator,
       authenticator: authn.chain,
+      audit,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -193,6 +199,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         await running.idle();
         compactor.stop();
         await store.close();
+        // the last requests' events are written before the process ends
+        await audit?.backend.shutdown();
         lock.release();
         logger.info('Shutdown complete');
       })());
@@ -204,6 +212,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     await registry?.close();
     compactor.stop();
     await store.close();
+    await audit?.backend.shutdown();
     lock.release();
     throw err;
   }
