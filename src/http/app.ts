@@ -2,13 +2,14 @@
  * The API server's Koa app. The middleware order, outermost first:
  *
  *   request id -> request log -> error Status -> request timeout -> authentication
- *     -> in-flight limits -> authorization -> aggregated APIs -> routes
+ *     -> impersonation -> in-flight limits -> authorization -> aggregated APIs -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
  * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication)
+ * impersonation   Impersonate-* headers replace the caller when the authorizer allows it, or 403
  * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
@@ -26,6 +27,7 @@ import type { ChainAuthenticator } from '../auth/authenticator';
 import { authentication } from './middleware/authentication';
 import { authorization } from './middleware/authorization';
 import { errorStatus } from './middleware/error-status';
+import { impersonation } from './middleware/impersonation';
 import { inflightLimit } from './middleware/inflight-limit';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
@@ -89,6 +91,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   app.use(errorStatus());
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
   if (opts.authenticator) app.use(authentication(opts.authenticator));
+  if (opts.authenticator && opts.authorizer) app.use(impersonation(opts.authorizer));
   app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
   if (opts.authorizer) app.use(authorization(opts.authorizer));
   const trackWatch = (close: () => void): (() => void) => {

@@ -39,13 +39,14 @@ export const authenticationOptions: OptionGroup = Object.freeze({
 
 const AUTHORIZERS = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 
-/** authorization options (spec 2, part 5); Ballast allows every request for now */
+/** authorization options (spec 2, part 5) */
 export const authorizationOptions: OptionGroup = Object.freeze({
   title: 'Authorization flags',
   options: [
-    option('authorization-mode', 'stringSlice', `authorizers asked in order: ${AUTHORIZERS.join(', ')}`, {
+    option('authorization-mode', 'stringSlice', `authorizers asked in order, the first that allows or denies decides (${AUTHORIZERS.join(', ')}); members of system:masters may always do everything unless the mode is AlwaysAllow alone. RBAC reads Roles and bindings as stored; ABAC and Webhook are not implemented yet`, {
       default: 'AlwaysAllow',
       validate: eachOf(...AUTHORIZERS),
+      supported: true,
     }),
     option('authorization-policy-file', 'string', 'ABAC policy file, one JSON object per line'),
     option('authorization-webhook-config-file', 'string', 'kubeconfig-format file of the authorization webhook'),

@@ -9,7 +9,11 @@ import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
 import { customResources } from '../api/crd/index';
 import type { CustomResources } from '../api/crd/index';
-import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
+import { accessReviewKinds, withAccessReviews } from '../api/reviews/index';
+import { buildAuthorizer, validateAuthorizationConfig } from '../auth/authz/config';
+import { RbacInformers } from '../auth/authz/rbac-index';
+import { RbacRuleResolver } from '../auth/authz/rbac';
+import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
 import { withVirtualKinds } from '../api/virtual/index';
 import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
@@ -71,6 +75,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
   try {
+    validateAuthorizationConfig(config.authorization);
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
@@ -84,11 +89,10 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let registry: ReturnType<typeof createRegistry> | undefined;
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
+  let rbacInformers: RbacInformers | undefined;
   try {
     const scheme = new Scheme(kinds);
-    // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
-    // componentstatuses and bindings are answered without storage (the probes are kube's defaults)
-    registry = withVirtualKinds(withAccessReviews(createRegistry({
+    const base = createRegistry({
         store,
         scheme,
         definitions,
@@ -96,12 +100,22 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
         bootstrapObjects: builtinBootstrapObjects,
-      }), {
-      authorizer: new AlwaysAllowAuthorizer(),
+      });
+    // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them
+    rbacInformers = new RbacInformers({ registry: base, kinds: rbacKinds(scheme), onError: (err) => logger.warn({ err }, 'RBAC informer failed; retrying') });
+    const rbacObjects = rbacInformers;
+    const authorizer = buildAuthorizer(config.authorization, {
+      rbac: () => ({ objects: rbacObjects, ready: rbacObjects.synced }),
+    });
+    // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
+    // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
+    registry = withVirtualKinds(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
+      authorizer,
       tokenAuthenticator: authn.tokens,
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
+    rbacInformers.start();
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -134,6 +148,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       version: versionInfo(),
       aggregated: aggregator,
       authenticator: authn.chain,
+      authorizer,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -155,6 +170,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const running = registry;
     const runningCrs = crs;
     const runningAggregator = aggregator;
+    const runningInformers = rbacInformers;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -166,6 +182,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         }
         await closeGracefully(server, config.requestTimeoutMs);
         runningAggregator?.stop();
+        runningInformers.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -177,6 +194,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
     aggregator?.stop();
+    rbacInformers?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();
@@ -197,6 +215,16 @@ function servedBuiltinKinds(config: ApiServerConfig) {
     if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;
   }
+}
+
+/** the v1 RBAC kinds the scheme serves, which the RBAC informers list and watch */
+function rbacKinds(scheme: Scheme) {
+  const kind = (resource: string) => {
+    const k = scheme.byResource('rbac.authorization.k8s.io', 'v1', resource);
+    if (!k) throw new FlagError('--authorization-mode needs rbac.authorization.k8s.io/v1, which --runtime-config turned off');
+    return k;
+  };
+  return { roles: kind('roles'), clusterRoles: kind('clusterroles'), roleBindings: kind('rolebindings'), clusterRoleBindings: kind('clusterrolebindings') };
 }
 
 /**
