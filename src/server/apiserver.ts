@@ -12,6 +12,7 @@ import type { CustomResources } from '../api/crd/index';
 import { accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { buildAuthorizer, validateAuthorizationConfig } from '../auth/authz/config';
 import { RbacInformers } from '../auth/authz/rbac-index';
+import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
 import { RbacRuleResolver } from '../auth/authz/rbac';
 import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
@@ -106,6 +107,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const rbacObjects = rbacInformers;
     const authorizer = buildAuthorizer(config.authorization, {
       rbac: () => ({ objects: rbacObjects, ready: rbacObjects.synced }),
+      abac: () => new AbacAuthorizer(loadPolicyFile(config.authorization.policyFile!)),
     });
     // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
     // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
