@@ -13,6 +13,7 @@ import { accessReviewKinds, withAccessReviews } from '../api/reviews/index';
 import { buildAuthorizer, validateAuthorizationConfig } from '../auth/authz/config';
 import { RbacInformers } from '../auth/authz/rbac-index';
 import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
+import { WebhookAuthorizer, loadWebhookKubeconfig } from '../auth/authz/webhook';
 import { RbacRuleResolver } from '../auth/authz/rbac';
 import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
@@ -108,6 +109,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const authorizer = buildAuthorizer(config.authorization, {
       rbac: () => ({ objects: rbacObjects, ready: rbacObjects.synced }),
       abac: () => new AbacAuthorizer(loadPolicyFile(config.authorization.policyFile!)),
+      webhook: () => new WebhookAuthorizer({
+        target: loadWebhookKubeconfig(config.authorization.webhookConfigFile!),
+        version: config.authorization.webhookVersion,
+        authorizedTtlMs: config.authorization.webhookAuthorizedTtlMs,
+        unauthorizedTtlMs: config.authorization.webhookUnauthorizedTtlMs,
+      }),
     });
     // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
     // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
