@@ -14,6 +14,8 @@ import { buildAuthorizer, validateAuthorizationConfig } from '../auth/authz/conf
 import { RbacInformers } from '../auth/authz/rbac-index';
 import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
 import { WebhookAuthorizer, loadWebhookKubeconfig } from '../auth/authz/webhook';
+import { NodeAuthorizer } from '../auth/authz/node';
+import { InformerNodeGraph } from '../auth/authz/node-graph';
 import { RbacRuleResolver } from '../auth/authz/rbac';
 import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
@@ -92,6 +94,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
   let rbacInformers: RbacInformers | undefined;
+  let nodeGraph: InformerNodeGraph | undefined;
   try {
     const scheme = new Scheme(kinds);
     const base = createRegistry({
@@ -115,6 +118,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         authorizedTtlMs: config.authorization.webhookAuthorizedTtlMs,
         unauthorizedTtlMs: config.authorization.webhookUnauthorizedTtlMs,
       }),
+      node: () => {
+        const core = (resource: string) => scheme.byResource('', 'v1', resource)!;
+        const graph = new InformerNodeGraph({ registry: base, pods: core('pods'), claims: core('persistentvolumeclaims'), onError: (err) => logger.warn({ err }, 'Node authorizer informer failed; retrying') });
+        nodeGraph = graph;
+        return new NodeAuthorizer({ graph, ready: graph.synced });
+      },
     });
     // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
     // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
@@ -125,6 +134,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
     rbacInformers.start();
+    nodeGraph?.start();
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -192,6 +202,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         await closeGracefully(server, config.requestTimeoutMs);
         runningAggregator?.stop();
         runningInformers.stop();
+        nodeGraph?.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -204,6 +215,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   } catch (err) {
     aggregator?.stop();
     rbacInformers?.stop();
+    nodeGraph?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();

@@ -15,8 +15,8 @@ t.test('RBAC, impersonation and escalation with token users', async (t) => {
   if (missing) return t.skip(missing);
   const dir = tempDir(t, 'authz');
   const tokens = path.join(dir, 'tokens.csv');
-  fs.writeFileSync(tokens, 'secret-alice,alice,uid-alice\nsecret-bob,bob,uid-bob,"devs"\n');
-  const server = await startApiServer(t, { args: ['--authorization-mode=RBAC', '--token-auth-file', tokens] });
+  fs.writeFileSync(tokens, 'secret-alice,alice,uid-alice\nsecret-bob,bob,uid-bob,"devs"\nsecret-n1,system:node:n1,uid-n1,"system:nodes"\n');
+  const server = await startApiServer(t, { args: ['--authorization-mode=Node,RBAC', '--token-auth-file', tokens] });
   const admin = kubectlFor(t, '1.32', server);
   const alice = kubectlFor(t, '1.32', server, { token: 'secret-alice' });
   const bob = kubectlFor(t, '1.32', server, { token: 'secret-bob' });
@@ -76,6 +76,13 @@ t.test('RBAC, impersonation and escalation with token users', async (t) => {
   await admin.ok(['create', 'rolebinding', 'alice-escalates', '-n', 'default', '--role=escalator', '--user=alice']);
   await new Promise((res) => setTimeout(res, 300));
   t.equal((await alice.run(['create', 'role', 'secrets', '-n', 'default', '--verb=get,list', '--resource=secrets'])).code, 0, 'with escalate the same role is allowed');
+
+  // the Node authorizer: a node reads its own Node only
+  await admin.ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: ['n1', 'n2'].map((name) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name } })) }));
+  const node = { authorization: 'Bearer secret-n1' };
+  t.equal((await server.requestWithoutCert('GET', '/api/v1/nodes/n1', undefined, node)).status, 200, 'n1 reads its Node');
+  const other = await server.requestWithoutCert('GET', '/api/v1/nodes/n2', undefined, node);
+  t.equal(JSON.parse(other.body).message, 'nodes "n2" is forbidden: User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope');
 
   // anonymous: the public info but not the API
   t.equal((await server.requestWithoutCert('GET', '/version')).status, 200, 'anonymous reads /version');
