@@ -46,6 +46,13 @@ t.test('RBAC, impersonation and escalation with token users', async (t) => {
   t.match(list, /pods\s+\[\]\s+\[\]\s+\[get list watch\]/, 'can-i --list shows the Role');
   t.match(list, /selfsubjectaccessreviews\.authorization\.k8s\.io/, 'and the basic-user rules');
 
+  // a SubjectAccessReview by the admin about alice, answered by RBAC
+  const sar = await server.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', JSON.stringify({
+    apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
+    spec: { user: 'alice', groups: ['system:authenticated'], resourceAttributes: { namespace: 'default', verb: 'watch', resource: 'pods' } },
+  }), { 'content-type': 'application/json' });
+  t.same(JSON.parse(sar.body).status, { allowed: true, reason: 'RBAC: allowed by RoleBinding "alice-reads/default" of Role "pod-reader" to User "alice"' });
+
   // impersonation: bob may not, until a ClusterRole lets him impersonate alice
   const asAlice = await bob.run(['get', 'pods', '-n', 'default', '--as', 'alice']);
   t.not(asAlice.code, 0, 'bob may not act as alice');
@@ -66,12 +73,15 @@ t.test('RBAC, impersonation and escalation with token users', async (t) => {
   t.equal((await admin.run(['get', 'pods', '-A', '--as', 'carol', '--as-group', 'system:masters'])).code, 0, 'the impersonated group decides');
 
   // escalation: alice may create roles only with rules she holds
-  await admin.ok(['create', 'role', 'role-writer', '-n', 'default', '--verb=create,update,patch', '--resource=roles.rbac.authorization.k8s.io']);
+  await admin.ok(['create', 'role', 'role-writer', '-n', 'default', '--verb=get,create,update,patch', '--resource=roles.rbac.authorization.k8s.io']);
   await admin.ok(['create', 'rolebinding', 'alice-writes-roles', '-n', 'default', '--role=role-writer', '--user=alice']);
   await new Promise((res) => setTimeout(res, 300));
   t.equal((await alice.run(['create', 'role', 'readers-too', '-n', 'default', '--verb=get', '--resource=pods'])).code, 0, 'a role within her rules');
   const escalate = await alice.run(['create', 'role', 'secrets', '-n', 'default', '--verb=get,list', '--resource=secrets']);
   t.match(escalate.stderr, 'Error from server (Forbidden): roles.rbac.authorization.k8s.io "secrets" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}');
+  const patch = await alice.run(['patch', 'role', 'readers-too', '-n', 'default', '--type=json', '-p', '[{"op":"add","path":"/rules/-","value":{"apiGroups":[""],"resources":["configmaps"],"verbs":["delete"]}}]']);
+  t.match(patch.stderr, 'roles.rbac.authorization.k8s.io "readers-too" is forbidden: user "alice" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["configmaps"], Verbs:["delete"]}', 'a patch is checked on its result');
+  t.match(await alice.ok(['label', 'role', 'readers-too', '-n', 'default', 'team=a']), /labeled/, 'a patch that keeps the rules is fine');
   await admin.ok(['create', 'role', 'escalator', '-n', 'default', '--verb=escalate', '--resource=roles.rbac.authorization.k8s.io']);
   await admin.ok(['create', 'rolebinding', 'alice-escalates', '-n', 'default', '--role=escalator', '--user=alice']);
   await new Promise((res) => setTimeout(res, 300));
