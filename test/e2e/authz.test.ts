@@ -46,6 +46,12 @@ t.test('RBAC, impersonation and escalation with token users', async (t) => {
   t.match(list, /pods\s+\[\]\s+\[\]\s+\[get list watch\]/, 'can-i --list shows the Role');
   t.match(list, /selfsubjectaccessreviews\.authorization\.k8s\.io/, 'and the basic-user rules');
 
+  const old = missingKubectl('1.20') ? undefined : kubectlFor(t, '1.20', server);
+  if (old) {
+    t.equal((await old.run(['auth', 'can-i', 'list', 'pods', '-n', 'default', '--as', 'alice'])).stdout.trim(), 'yes', 'kubectl 1.20 --as');
+    t.not((await old.run(['get', 'secrets', '-n', 'default', '--as', 'alice'])).code, 0, 'kubectl 1.20 as alice is refused secrets');
+  }
+
   // a SubjectAccessReview by the admin about alice, answered by RBAC
   const sar = await server.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', JSON.stringify({
     apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview',
