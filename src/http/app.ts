@@ -2,7 +2,7 @@
  * The API server's Koa app. The middleware order, outermost first:
  *
  *   request id -> request log -> error Status -> request timeout -> authentication -> audit
- *     -> in-flight limits -> authorization -> aggregated APIs -> routes
+ *     -> impersonation -> in-flight limits -> authorization -> aggregated APIs -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
@@ -11,6 +11,7 @@
  * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication; audited by kube's
  *                 failed-authentication audit when auditing is on)
  * audit           audit events for the request at each stage its policy keeps (kube's WithAudit)
+ * impersonation   Impersonate-* headers replace the caller when the authorizer allows it, or 403
  * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
@@ -30,6 +31,7 @@ import type { AuditOptions } from './middleware/audit';
 import { authentication } from './middleware/authentication';
 import { authorization } from './middleware/authorization';
 import { errorStatus } from './middleware/error-status';
+import { impersonation } from './middleware/impersonation';
 import { inflightLimit } from './middleware/inflight-limit';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
@@ -98,6 +100,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   if (auditing && opts.authenticator) app.use(auditing.failedAuthentication);
   if (opts.authenticator) app.use(authentication(opts.authenticator));
   if (auditing) app.use(auditing.audit);
+  if (opts.authenticator && opts.authorizer) app.use(impersonation(opts.authorizer));
   app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
   if (opts.authorizer) app.use(authorization(auditing ? auditing.recordDecisions(opts.authorizer) : opts.authorizer));
   const trackWatch = (close: () => void): (() => void) => {

@@ -39,19 +39,20 @@ export const authenticationOptions: OptionGroup = Object.freeze({
 
 const AUTHORIZERS = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'];
 
-/** authorization options (spec 2, part 5); Ballast allows every request for now */
+/** authorization options (spec 2, part 5) */
 export const authorizationOptions: OptionGroup = Object.freeze({
   title: 'Authorization flags',
   options: [
-    option('authorization-mode', 'stringSlice', `authorizers asked in order: ${AUTHORIZERS.join(', ')}`, {
+    option('authorization-mode', 'stringSlice', `authorizers asked in order, the first that allows or denies decides (${AUTHORIZERS.join(', ')}); members of system:masters may always do everything unless the mode is AlwaysAllow alone. RBAC reads Roles and bindings as stored, ABAC the policy file, Webhook asks a remote service`, {
       default: 'AlwaysAllow',
       validate: eachOf(...AUTHORIZERS),
+      supported: true,
     }),
-    option('authorization-policy-file', 'string', 'ABAC policy file, one JSON object per line'),
-    option('authorization-webhook-config-file', 'string', 'kubeconfig-format file of the authorization webhook'),
-    option('authorization-webhook-version', 'string', 'SubjectAccessReview version exchanged with that webhook', { default: 'v1beta1', validate: oneOf('v1', 'v1beta1') }),
-    option('authorization-webhook-cache-authorized-ttl', 'duration', 'how long "allowed" answers are cached', { default: '5m0s' }),
-    option('authorization-webhook-cache-unauthorized-ttl', 'duration', 'how long "denied" answers are cached', { default: '30s' }),
+    option('authorization-policy-file', 'string', 'ABAC policy file, one JSON policy per line (unversioned v0 or abac.authorization.kubernetes.io/v1beta1 Policy); a bad line stops start-up', { supported: true }),
+    option('authorization-webhook-config-file', 'string', 'kubeconfig-format file of the authorization webhook (server, CA, client certificate or token of its current context), asked with a SubjectAccessReview per decision', { supported: true }),
+    option('authorization-webhook-version', 'string', 'SubjectAccessReview version exchanged with that webhook', { default: 'v1beta1', validate: oneOf('v1', 'v1beta1'), supported: true }),
+    option('authorization-webhook-cache-authorized-ttl', 'duration', 'how long "allowed" answers are cached', { default: '5m0s', supported: true }),
+    option('authorization-webhook-cache-unauthorized-ttl', 'duration', 'how long "denied" (and no-opinion) answers are cached', { default: '30s', supported: true }),
   ],
 });
 

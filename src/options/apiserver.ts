@@ -84,6 +84,20 @@ export interface ApiServerConfig {
   };
   /** --audit-* (spec 2, part 6) */
   readonly audit: AuditConfig;
+  /** what callers may do (spec 2, part 5); checked against each other when the server starts */
+  readonly authorization: {
+    /** --authorization-mode, in order */
+    readonly modes: readonly string[];
+    /** --authorization-policy-file (ABAC) */
+    readonly policyFile?: string;
+    /** --authorization-webhook-config-file */
+    readonly webhookConfigFile?: string;
+    /** --authorization-webhook-version */
+    readonly webhookVersion: 'v1' | 'v1beta1';
+    /** --authorization-webhook-cache-authorized-ttl and -unauthorized-ttl, in milliseconds */
+    readonly webhookAuthorizedTtlMs: number;
+    readonly webhookUnauthorizedTtlMs: number;
+  };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
@@ -168,6 +182,14 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       tokenAuthFile: resolvedFile(parsed.string('token-auth-file')),
     }),
     audit: auditConfig(parsed),
+    authorization: Object.freeze({
+      modes: Object.freeze(parsed.list('authorization-mode').filter((m) => m !== '')),
+      policyFile: resolvedFile(parsed.string('authorization-policy-file')),
+      webhookConfigFile: resolvedFile(parsed.string('authorization-webhook-config-file')),
+      webhookVersion: parsed.string('authorization-webhook-version') === 'v1' ? ('v1' as const) : ('v1beta1' as const),
+      webhookAuthorizedTtlMs: parsed.number('authorization-webhook-cache-authorized-ttl') ?? 300_000,
+      webhookUnauthorizedTtlMs: parsed.number('authorization-webhook-cache-unauthorized-ttl') ?? 30_000,
+    }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
     runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),

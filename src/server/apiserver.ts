@@ -12,7 +12,15 @@ import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
 import { customResources } from '../api/crd/index';
 import type { CustomResources } from '../api/crd/index';
-import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
+import { accessReviewKinds, withAccessReviews } from '../api/reviews/index';
+import { buildAuthorizer, validateAuthorizationConfig } from '../auth/authz/config';
+import { RbacInformers } from '../auth/authz/rbac-index';
+import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
+import { WebhookAuthorizer, loadWebhookKubeconfig } from '../auth/authz/webhook';
+import { NodeAuthorizer } from '../auth/authz/node';
+import { InformerNodeGraph } from '../auth/authz/node-graph';
+import { RbacRuleResolver } from '../auth/authz/rbac';
+import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
 import { withVirtualKinds } from '../api/virtual/index';
 import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
@@ -82,6 +90,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let audit: AuditSetup | undefined;
   try {
     audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
+    validateAuthorizationConfig(config.authorization);
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
@@ -100,11 +109,11 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
   let services: RegistryInformer | undefined;
+  let rbacInformers: RbacInformers | undefined;
+  let nodeGraph: InformerNodeGraph | undefined;
   try {
     const scheme = new Scheme(kinds);
-    // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
-    // componentstatuses and bindings are answered without storage (the probes are kube's defaults)
-    registry = withVirtualKinds(withAccessReviews(createRegistry({
+    const base = createRegistry({
         store,
         scheme,
         definitions,
@@ -112,8 +121,30 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
         bootstrapObjects: builtinBootstrapObjects,
-      }), {
-      authorizer: new AlwaysAllowAuthorizer(),
+      });
+    // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them
+    rbacInformers = new RbacInformers({ registry: base, kinds: rbacKinds(scheme), onError: (err) => logger.warn({ err }, 'RBAC informer failed; retrying') });
+    const rbacObjects = rbacInformers;
+    const authorizer = buildAuthorizer(config.authorization, {
+      rbac: () => ({ objects: rbacObjects, ready: rbacObjects.synced }),
+      abac: () => new AbacAuthorizer(loadPolicyFile(config.authorization.policyFile!)),
+      webhook: () => new WebhookAuthorizer({
+        target: loadWebhookKubeconfig(config.authorization.webhookConfigFile!),
+        version: config.authorization.webhookVersion,
+        authorizedTtlMs: config.authorization.webhookAuthorizedTtlMs,
+        unauthorizedTtlMs: config.authorization.webhookUnauthorizedTtlMs,
+      }),
+      node: () => {
+        const core = (resource: string) => scheme.byResource('', 'v1', resource)!;
+        const graph = new InformerNodeGraph({ registry: base, pods: core('pods'), claims: core('persistentvolumeclaims'), onError: (err) => logger.warn({ err }, 'Node authorizer informer failed; retrying') });
+        nodeGraph = graph;
+        return new NodeAuthorizer({ graph, ready: graph.synced });
+      },
+    });
+    // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
+    // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
+    registry = withVirtualKinds(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
+      authorizer,
       tokenAuthenticator: authn.tokens,
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
@@ -128,6 +159,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     });
     services.start();
     await services.synced;
+    rbacInformers.start();
+    nodeGraph?.start();
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -161,6 +194,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       aggregated: aggregator,
       authenticator: authn.chain,
       audit,
+      authorizer,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -182,6 +216,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const running = registry;
     const runningCrs = crs;
     const runningAggregator = aggregator;
+    const runningInformers = rbacInformers;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -194,6 +229,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         await closeGracefully(server, config.requestTimeoutMs);
         runningAggregator?.stop();
         services?.stop();
+        runningInformers.stop();
+        nodeGraph?.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -208,6 +245,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   } catch (err) {
     aggregator?.stop();
     services?.stop();
+    rbacInformers?.stop();
+    nodeGraph?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();
@@ -229,6 +268,16 @@ function servedBuiltinKinds(config: ApiServerConfig, serviceAllocator: LiveServi
     if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;
   }
+}
+
+/** the v1 RBAC kinds the scheme serves, which the RBAC informers list and watch */
+function rbacKinds(scheme: Scheme) {
+  const kind = (resource: string) => {
+    const k = scheme.byResource('rbac.authorization.k8s.io', 'v1', resource);
+    if (!k) throw new FlagError('--authorization-mode needs rbac.authorization.k8s.io/v1, which --runtime-config turned off');
+    return k;
+  };
+  return { roles: kind('roles'), clusterRoles: kind('clusterroles'), roleBindings: kind('rolebindings'), clusterRoleBindings: kind('clusterrolebindings') };
 }
 
 /**

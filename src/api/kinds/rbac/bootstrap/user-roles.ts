@@ -17,7 +17,11 @@ export function userRoles(): KubeObject[] {
     clusterRole('system:discovery', [
       rule('get').urls('/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*').build(),
     ]),
-    clusterRole('system:basic-user', [rule('create').groups('authorization.k8s.io').resources('selfsubjectaccessreviews', 'selfsubjectrulesreviews').build()]),
+    // kube 1.28 added selfsubjectreviews (kubectl auth whoami); today's clients expect it
+    clusterRole('system:basic-user', [
+      rule('create').groups('authorization.k8s.io').resources('selfsubjectaccessreviews', 'selfsubjectrulesreviews').build(),
+      rule('create').groups('authentication.k8s.io').resources('selfsubjectreviews').build(),
+    ]),
     clusterRole('system:public-info-viewer', [rule('get').urls('/livez', '/readyz', '/healthz', '/version', '/version/').build()]),
     clusterRole('admin', [], { aggregateFrom: [TO_ADMIN] }),
     clusterRole('edit', [], { labels: TO_ADMIN, aggregateFrom: [TO_EDIT] }),
