@@ -33,6 +33,7 @@ import { requestTimeout } from './middleware/request-timeout';
 import { aggregatedProxy } from './aggregated-proxy';
 import type { AggregatedApis } from './aggregated-proxy';
 import { routes } from './routes';
+import type { RoutesOptions } from './routes';
 import type { VersionInfo } from './version';
 import { defaultMaxWatchBufferedBytes } from './watch';
 
@@ -52,6 +53,8 @@ export interface ApiServerAppOptions {
   authenticator?: ChainAuthenticator;
   /** what the caller may do; without one every request is allowed (kube's AlwaysAllow) */
   authorizer?: Authorizer;
+  /** JSON documents at fixed non-resource paths (the service account issuer's discovery) */
+  documents?: RoutesOptions['documents'];
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -101,6 +104,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
       scheme: opts.scheme,
       version: opts.version,
       extensions: opts.aggregated,
+      documents: opts.documents,
       health: { checks: opts.health, isShuttingDown: () => shuttingDown },
       deps: {
         registry: opts.registry,

@@ -21,13 +21,17 @@ import { X509Authenticator } from '../auth/authn/x509';
 import { TokenFileAuthenticator, loadTokenFile } from '../auth/authn/token-file';
 import { BearerTokenAuthenticator } from '../auth/authn/bearer';
 import type { TokenAuthenticator } from '../api/reviews/authenticator';
+import { serviceAccountAuth, withTokenRequest } from '../auth/serviceaccount/index';
+import type { ObjectLookup } from '../auth/serviceaccount/index';
+import { isApiError } from '../api/errors';
+import type { Registry } from '../api/registry/types';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore } from '../storage/open';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
-import { ensureAdminClientPki, ensureServingPki } from './pki';
+import { ensureAdminClientPki, ensureServiceAccountKeyPair, ensureServingPki } from './pki';
 import { versionInfo } from './version';
 import type { Logger } from 'pino';
 import type { ApiServerConfig } from '../options/apiserver';
@@ -70,10 +74,22 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
+  // service account and bootstrap tokens read objects through the registry, once it exists
+  let lookupRegistry: { registry: Registry; scheme: Scheme } | undefined;
+  const lookup: ObjectLookup = async (resource, namespace, name) => {
+    const kind = lookupRegistry?.scheme.byResource('', 'v1', resource);
+    if (!lookupRegistry || !kind) return undefined;
+    try {
+      return await lookupRegistry.registry.get({ kind, namespace, name }, {});
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
   try {
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
-    authn = authentication(config, adminClient.caCert, logger);
+    authn = authentication(config, adminClient.caCert, logger, lookup);
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
   } catch (err) {
     lock.release();
@@ -88,7 +104,17 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const scheme = new Scheme(kinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
     // componentstatuses and bindings are answered without storage (the probes are kube's defaults)
-    registry = withVirtualKinds(withAccessReviews(createRegistry({
+    const withTokens = <R extends Registry>(r: R): R =>
+      authn.tokenIssuer
+        ? withTokenRequest(r, {
+            scheme,
+            issuer: authn.tokenIssuer,
+            apiAudiences: config.authentication.apiAudiences,
+            maxExpirationSeconds: config.authentication.serviceAccounts.maxTokenExpirationSeconds,
+            extendExpiration: config.authentication.serviceAccounts.extendTokenExpiration,
+          })
+        : r;
+    registry = withVirtualKinds(withTokens(withAccessReviews(createRegistry({
         store,
         scheme,
         definitions,
@@ -100,8 +126,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       authorizer: new AlwaysAllowAuthorizer(),
       tokenAuthenticator: authn.tokens,
       definitions,
-    }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
+    })), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
+    lookupRegistry = { registry, scheme };
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -134,6 +161,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       version: versionInfo(),
       aggregated: aggregator,
       authenticator: authn.chain,
+      documents: authn.documents,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -204,7 +232,7 @@ function servedBuiltinKinds(config: ApiServerConfig) {
  * and the client CA bundle the listener verifies certificates against: --client-ca-file, plus the
  * CA Ballast generated in --cert-dir, which signs the admin kubeconfig's certificate.
  */
-function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger) {
+function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger, lookup: ObjectLookup) {
   const a = config.authentication;
   const authenticators: RequestAuthenticator[] = [];
   const bundles = [generatedCa];
@@ -212,9 +240,25 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
   authenticators.push(new X509Authenticator());
   const tokens: TokenAuthenticator[] = [];
   if (a.tokenAuthFile) tokens.push(new TokenFileAuthenticator(loadTokenFile(a.tokenAuthFile, (m) => logger.warn(m))));
-  const bearer = new BearerTokenAuthenticator(tokens);
+  const sa = serviceAccountAuth({
+    settings: a.serviceAccounts,
+    apiAudiences: a.apiAudiences,
+    bootstrapTokens: a.bootstrapTokens,
+    generatedKeys: () => ensureServiceAccountKeyPair({ certDir: config.certDir, logger }),
+    externalUrl: serverUrl(config.bindAddress, config.securePort),
+    lookup,
+    logger: logger.child({ component: 'serviceaccounts' }),
+  });
+  tokens.push(...sa.tokens);
+  const bearer = new BearerTokenAuthenticator(tokens, { apiAudiences: [...a.apiAudiences] });
   authenticators.push(bearer);
-  return { chain: authenticatorChain(authenticators, { anonymous: a.anonymous }), clientCa: bundles.join('\n'), tokens: bearer };
+  return {
+    chain: authenticatorChain(authenticators, { anonymous: a.anonymous }),
+    clientCa: bundles.join('\n'),
+    tokens: bearer,
+    tokenIssuer: sa.issuer,
+    documents: sa.documents,
+  };
 }
 
 function readFlagFile(file: string, flag: string): string {

@@ -1,0 +1,62 @@
+/**
+ * Service account tokens and bootstrap tokens from the flags: the verifying keys and the signing key
+ * (the given files, or the pair generated in --cert-dir), the token authenticators, the issuer of
+ * TokenRequests and the discovery documents. Objects are read through `lookup`, which the server
+ * binds to its registry once that exists (tokens are only checked once requests are served).
+ */
+import type { Logger } from 'pino';
+import type { TokenAuthenticator } from '../../api/reviews/authenticator';
+import { BootstrapTokenAuthenticator } from '../authn/bootstrap-token';
+import { ServiceAccountTokenAuthenticator } from '../authn/service-account';
+import type { ObjectLookup } from '../authn/service-account';
+import { discoveryDocuments } from './discovery';
+import { loadSigningKey, loadVerifyingKeys } from './keys';
+import type { SigningKey, VerifyingKey } from './keys';
+import { TokenIssuer } from './token-issuer';
+import { JWKS_PATH } from './discovery';
+
+export { withTokenRequest } from './token-request';
+export type { ObjectLookup };
+
+export interface ServiceAccountSettings {
+  issuers: readonly string[];
+  keyFiles: readonly string[];
+  signingKeyFile?: string;
+  jwksUri?: string;
+  lookup: boolean;
+  maxTokenExpirationSeconds: number;
+  extendTokenExpiration: boolean;
+}
+
+export interface ServiceAccountAuthOptions {
+  settings: ServiceAccountSettings;
+  apiAudiences: readonly string[];
+  bootstrapTokens: boolean;
+  /** the generated key pair, used when no key file is given */
+  generatedKeys: () => { keyFile: string; pubFile: string };
+  /** https://host:port of this server, for the default jwks_uri */
+  externalUrl: string;
+  lookup: ObjectLookup;
+  logger: Logger;
+}
+
+export function serviceAccountAuth(o: ServiceAccountAuthOptions) {
+  const s = o.settings;
+  let signingFile = s.signingKeyFile;
+  let keyFiles = [...s.keyFiles];
+  if (!signingFile && keyFiles.length === 0) {
+    const generated = o.generatedKeys();
+    signingFile = generated.keyFile;
+    keyFiles = [generated.pubFile];
+  }
+  const signing: SigningKey | undefined = signingFile ? loadSigningKey(signingFile) : undefined;
+  const keys: VerifyingKey[] = loadVerifyingKeys(keyFiles);
+  if (signing && !keys.some((k) => k.kid === signing.kid)) keys.push(signing);
+  const issuer = signing ? new TokenIssuer({ key: signing, issuer: s.issuers[0] }) : undefined;
+  const tokens: TokenAuthenticator[] = [
+    new ServiceAccountTokenAuthenticator({ issuers: s.issuers, keys, apiAudiences: o.apiAudiences, lookup: o.lookup, legacyLookup: s.lookup }),
+  ];
+  if (o.bootstrapTokens) tokens.push(new BootstrapTokenAuthenticator({ lookup: o.lookup, debug: (m) => o.logger.debug(m) }));
+  const documents = discoveryDocuments({ issuer: s.issuers[0], jwksUri: s.jwksUri ?? `${o.externalUrl}${JWKS_PATH}`, keys });
+  return { tokens, issuer, documents, keys };
+}
