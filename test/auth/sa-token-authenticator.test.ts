@@ -133,6 +133,9 @@ t.test('legacy secret-based tokens', async (t) => {
   s.put('secrets', 'ci', 'old-token-x', 's-uid', { data: { token: Buffer.from(token).toString('base64') } });
   const r = await authenticator(s).authenticateToken(token, []);
   t.same(r?.user, { name: 'system:serviceaccount:ci:old', uid: 'old-uid', groups: ['system:serviceaccounts', 'system:serviceaccounts:ci'] });
+  s.put('secrets', 'ci', 'old-token-x', 's-uid', { data: { token: Buffer.from(token).toString('base64') } });
+  (s.objects.get('secrets/ci/old-token-x')!.metadata as Record<string, unknown>).labels = { 'kubernetes.io/legacy-token-invalid-since': '2024-01-01' };
+  await t.rejects(authenticator(s).authenticateToken(token, []), /the token in secret ci\/old-token-x for service account ci\/old has been marked invalid/);
   s.objects.delete('secrets/ci/old-token-x');
   await t.rejects(authenticator(s).authenticateToken(token, []), /token has been invalidated/);
   t.ok(await authenticator(s, { legacyLookup: false }).authenticateToken(token, []), 'without --service-account-lookup storage is not asked');

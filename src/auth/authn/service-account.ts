@@ -20,6 +20,8 @@ import { LEGACY_CLAIMS, LEGACY_ISSUER, serviceAccountGroups, serviceAccountUsern
 import type { BoundClaims, TokenClaims } from '../serviceaccount/claims';
 import type { VerifyingKey } from '../serviceaccount/keys';
 
+const INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since';
+
 /** go-jose's default leeway, which kube's claim validation uses */
 const LEEWAY_SECONDS = 60;
 
@@ -149,6 +151,10 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
       const data = (secret as { data?: Record<string, unknown> }).data ?? {};
       const stored = typeof data.token === 'string' ? Buffer.from(data.token, 'base64').toString('utf8') : '';
       if (stored !== token) throw new AuthenticationError("token does not match server's copy");
+      // kube's legacy token cleaner marks unused token secrets invalid before deleting them
+      if (secret.metadata?.labels?.[INVALID_SINCE_LABEL] !== undefined) {
+        throw new AuthenticationError(`the token in secret ${ns}/${secretName} for service account ${ns}/${saName} has been marked invalid. Use tokens from the TokenRequest API or manually created secret-based tokens, or remove the '${INVALID_SINCE_LABEL}' label from the secret to regain access`);
+      }
       const sa = await this.#o.lookup('serviceaccounts', ns, saName);
       if (!sa || sa.metadata?.deletionTimestamp) throw new AuthenticationError(`service account ${ns}/${saName} has been deleted`);
       const actual = String(sa.metadata?.uid ?? '');

@@ -57,6 +57,21 @@ export function serviceAccountAuth(o: ServiceAccountAuthOptions) {
     new ServiceAccountTokenAuthenticator({ issuers: s.issuers, keys, apiAudiences: o.apiAudiences, lookup: o.lookup, legacyLookup: s.lookup }),
   ];
   if (o.bootstrapTokens) tokens.push(new BootstrapTokenAuthenticator({ lookup: o.lookup, debug: (m) => o.logger.debug(m) }));
-  const documents = discoveryDocuments({ issuer: s.issuers[0], jwksUri: s.jwksUri ?? `${o.externalUrl}${JWKS_PATH}`, keys });
+  // as kube, discovery is served only for an https issuer URL (the documents are useless otherwise)
+  const problem = discoveryProblem(s.issuers[0]);
+  if (problem) o.logger.warn({ issuer: s.issuers[0] }, `Not serving the service account issuer discovery documents: ${problem}`);
+  const documents = problem ? undefined : discoveryDocuments({ issuer: s.issuers[0], jwksUri: s.jwksUri ?? `${o.externalUrl}${JWKS_PATH}`, keys });
   return { tokens, issuer, documents, keys };
+}
+
+function discoveryProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return 'the issuer is not a URL';
+  }
+  if (url.protocol !== 'https:') return 'the issuer URL must use the https scheme';
+  if (url.search !== '' || url.hash !== '') return 'the issuer URL must not contain a query or fragment';
+  return undefined;
 }
