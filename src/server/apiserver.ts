@@ -80,7 +80,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const kind = lookupRegistry?.scheme.byResource('', 'v1', resource);
     if (!lookupRegistry || !kind) return undefined;
     try {
-      return await lookupRegistry.registry.get({ kind, namespace, name }, {});
+      return await lookupRegistry.registry.get({ kind, namespace: kind.namespaced ? namespace : undefined, name }, {});
     } catch (err) {
       if (isApiError(err) && err.code === 404) return undefined;
       throw err;

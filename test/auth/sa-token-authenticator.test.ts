@@ -80,6 +80,22 @@ t.test('pod-bound tokens carry the pod in extra and die with the pod', async (t)
   await t.rejects(a.authenticateToken(token, []), /pods "p" not found/);
 });
 
+t.test('node-bound tokens die with the node; a pod-bound token names its node', async (t) => {
+  const s = storage();
+  s.put('serviceaccounts', 'ci', 'builder', 'sa-uid');
+  s.put('nodes', '', 'n1', 'node-uid');
+  s.put('pods', 'ci', 'p', 'pod-uid');
+  const a = authenticator(s);
+  const issuer = new TokenIssuer({ key: rsa, issuer: ISSUER });
+  const onPod = await issuer.sign(claims({ pod: { name: 'p', uid: 'pod-uid' }, node: { name: 'n1', uid: 'node-uid' } }));
+  const onNode = await issuer.sign(claims({ node: { name: 'n1', uid: 'node-uid' } }));
+  t.same((await a.authenticateToken(onPod, []))?.user.extra?.['authentication.kubernetes.io/node-name'], ['n1']);
+  t.same((await a.authenticateToken(onNode, []))?.user.extra?.['authentication.kubernetes.io/node-uid'], ['node-uid']);
+  s.objects.delete('nodes//n1');
+  t.ok(await a.authenticateToken(onPod, []), 'the pod is what a pod-bound token depends on');
+  await t.rejects(a.authenticateToken(onNode, []), /nodes "n1" not found/);
+});
+
 t.test('a deleted or recreated service account refuses its tokens', async (t) => {
   const s = storage();
   s.put('serviceaccounts', 'ci', 'builder', 'sa-uid');

@@ -20,6 +20,8 @@ function setup(opts: { max?: number; extend?: boolean } = {}) {
     ['pods/ns/p', { metadata: { name: 'p', namespace: 'ns', uid: 'pod-uid' }, spec: { serviceAccountName: 'app' } }],
     ['pods/ns/other', { metadata: { name: 'other', namespace: 'ns', uid: 'o-uid' }, spec: { serviceAccountName: 'default' } }],
     ['secrets/ns/s', { metadata: { name: 's', namespace: 'ns', uid: 'secret-uid' } }],
+    ['pods/ns/placed', { metadata: { name: 'placed', namespace: 'ns', uid: 'placed-uid' }, spec: { serviceAccountName: 'app', nodeName: 'n1' } }],
+    ['nodes/undefined/n1', { metadata: { name: 'n1', uid: 'node-uid' } }],
   ]);
   const inner = {
     async get(t: Target) {
@@ -77,6 +79,10 @@ t.test('bound objects', async (t) => {
   const secret = claimsOf((await request({ boundObjectRef: { kind: 'Secret', apiVersion: 'v1', name: 's', uid: 'secret-uid' } })).object);
   t.match(secret['kubernetes.io'], { secret: { name: 's', uid: 'secret-uid' } });
   await t.rejects(request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'gone' } }), { code: 404 });
+  const placed = claimsOf((await request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'placed' } })).object);
+  t.match(placed['kubernetes.io'], { pod: { name: 'placed', uid: 'placed-uid' }, node: { name: 'n1', uid: 'node-uid' } }, 'the pod\'s node is named too');
+  const node = claimsOf((await request({ boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } })).object);
+  t.match(node['kubernetes.io'], { node: { name: 'n1', uid: 'node-uid' } }, 'bound to a node');
   await t.rejects(request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'other' } }), { code: 400, message: 'cannot bind token for serviceaccount "app" to pod running with different serviceaccount name.' });
   await t.rejects(request({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p', uid: 'old' } }), { code: 409, message: /the UID in the bound object reference \(old\) does not match the UID in record/ });
   await t.rejects(request({ boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'c' } }), { code: 400, message: 'cannot bind token to object of type /v1, Kind=ConfigMap' });

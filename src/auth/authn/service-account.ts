@@ -25,8 +25,8 @@ const INVALID_SINCE_LABEL = 'kubernetes.io/legacy-token-invalid-since';
 /** go-jose's default leeway, which kube's claim validation uses */
 const LEEWAY_SECONDS = 60;
 
-export type LookupResource = 'serviceaccounts' | 'pods' | 'secrets';
-/** a core/v1 object from storage; undefined when it does not exist */
+export type LookupResource = 'serviceaccounts' | 'pods' | 'secrets' | 'nodes';
+/** a core/v1 object from storage (namespace '' for nodes); undefined when it does not exist */
 export type ObjectLookup = (resource: LookupResource, namespace: string, name: string) => Promise<KubeObject | undefined>;
 
 export interface ServiceAccountTokenOptions {
@@ -45,7 +45,7 @@ export interface ServiceAccountTokenOptions {
 /** Go's %q of a []string: `["a" "b"]` */
 const goQuoted = (values: readonly string[]): string => `[${values.map((v) => JSON.stringify(v)).join(' ')}]`;
 
-const kindNames: Record<LookupResource, string> = { serviceaccounts: 'service account', pods: 'pod', secrets: 'secret' };
+const kindNames: Record<LookupResource, string> = { serviceaccounts: 'service account', pods: 'pod', secrets: 'secret', nodes: 'node' };
 
 export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   readonly #o: ServiceAccountTokenOptions;
@@ -105,7 +105,7 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
   async #current(resource: LookupResource, namespace: string, name: string, uid: string): Promise<KubeObject> {
     const obj = await this.#o.lookup(resource, namespace, name);
     if (!obj) throw new AuthenticationError(`${resource} "${name}" not found`);
-    if (obj.metadata?.deletionTimestamp) throw new AuthenticationError(`${kindNames[resource]} ${namespace}/${name} has been deleted`);
+    if (obj.metadata?.deletionTimestamp) throw new AuthenticationError(`${kindNames[resource]} ${namespace ? `${namespace}/` : ''}${name} has been deleted`);
     const actual = String(obj.metadata?.uid ?? '');
     if (actual !== uid) throw new AuthenticationError(`${kindNames[resource]} UID (${actual}) does not match claim (${uid})`);
     return obj;
@@ -123,10 +123,16 @@ export class ServiceAccountTokenAuthenticator implements TokenAuthenticator {
     await this.#current('serviceaccounts', ns, sa.name, sa.uid);
     if (k8s.pod) await this.#current('pods', ns, String(k8s.pod.name), String(k8s.pod.uid));
     if (k8s.secret) await this.#current('secrets', ns, String(k8s.secret.name), String(k8s.secret.uid));
+    // a token bound to a node itself dies with it; the node of a pod-bound token is information only
+    if (k8s.node && !k8s.pod && !k8s.secret) await this.#current('nodes', '', String(k8s.node.name), String(k8s.node.uid));
     const extra: Record<string, string[]> = {};
     if (k8s.pod) {
       extra['authentication.kubernetes.io/pod-name'] = [String(k8s.pod.name)];
       extra['authentication.kubernetes.io/pod-uid'] = [String(k8s.pod.uid)];
+    }
+    if (k8s.node) {
+      extra['authentication.kubernetes.io/node-name'] = [String(k8s.node.name)];
+      if (k8s.node.uid) extra['authentication.kubernetes.io/node-uid'] = [String(k8s.node.uid)];
     }
     if (typeof claims.jti === 'string' && claims.jti !== '') extra['authentication.kubernetes.io/credential-id'] = [`JTI=${claims.jti}`];
     const user: UserInfo = { name: serviceAccountUsername(ns, sa.name), uid: sa.uid, groups: serviceAccountGroups(ns) };

@@ -26,6 +26,8 @@ export interface BoundClaims {
   serviceaccount: ObjectRef;
   pod?: ObjectRef;
   secret?: ObjectRef;
+  /** the node a token is bound to, or the node of the pod it is bound to (kube 1.30+) */
+  node?: ObjectRef;
   /** seconds since the epoch after which kube warns about the (extended) token's use */
   warnafter?: number;
 }
@@ -62,6 +64,7 @@ export interface BoundTokenRequest {
   expirationSeconds: number;
   pod?: ObjectRef;
   secret?: ObjectRef;
+  node?: ObjectRef;
   warnAfterSeconds?: number;
   /** seconds since the epoch; default now */
   now?: number;
@@ -73,6 +76,7 @@ export function boundTokenClaims(r: BoundTokenRequest): TokenClaims {
   const k8s: BoundClaims = { namespace: r.namespace, serviceaccount: { ...r.serviceAccount } };
   if (r.pod) k8s.pod = { ...r.pod };
   if (r.secret) k8s.secret = { ...r.secret };
+  if (r.node) k8s.node = { ...r.node };
   if (r.warnAfterSeconds !== undefined) k8s.warnafter = now + r.warnAfterSeconds;
   return {
     aud: [...r.audiences],

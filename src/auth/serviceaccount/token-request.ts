@@ -5,8 +5,8 @@
  * - the account must exist (404); spec.audiences default to --api-audiences; expirationSeconds
  *   defaults to 3600 and must be at least 600 and at most 2^32 (422 in kube's words), and is cut to
  *   --service-account-max-token-expiration;
- * - boundObjectRef may name a Pod (running as this account) or a Secret of the namespace: it must
- *   exist (404), and a given uid must match (409);
+ * - boundObjectRef may name a Pod (running as this account), a Secret of the namespace or a Node:
+ *   it must exist (404), and a given uid must match (409);
  * - with --service-account-extend-token-expiration, a pod-bound token for the API's own audiences
  *   asked for 3607 s (what kubelets ask for projected volumes) lives a year, with `warnafter` at the
  *   asked time, as kube does while clients learn to reload tokens;
@@ -38,6 +38,9 @@ export interface TokenRequestOptions {
   now?: () => Date;
 }
 
+/** the kinds a token may be bound to, and their resources */
+const BOUND_KINDS: Record<string, string> = { Pod: 'pods', Secret: 'secrets', Node: 'nodes' };
+
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 function tokenRequestOf(body: KubeObject): { audiences: string[]; expirationSeconds: number; bound?: Record<string, unknown> } {
@@ -64,29 +67,39 @@ export function withTokenRequest<R extends Registry>(registry: R, opts: TokenReq
     return kind;
   };
 
-  /** kube's bound object checks: a Pod running as the account, or a Secret, with a matching uid */
-  async function boundObject(ns: string, account: string, ref: Record<string, unknown>): Promise<{ pod?: ObjectRef; secret?: ObjectRef }> {
+  /**
+   * kube's bound object checks: a Pod running as the account (its node named in the token too, as
+   * kube 1.30+ does), a Secret of the namespace or a Node, with a matching uid when one is given
+   */
+  async function boundObject(ns: string, account: string, ref: Record<string, unknown>): Promise<{ pod?: ObjectRef; secret?: ObjectRef; node?: ObjectRef }> {
     const kind = str(ref.kind);
     const apiVersion = str(ref.apiVersion) || 'v1';
     const name = str(ref.name);
-    if (apiVersion !== 'v1' || (kind !== 'Pod' && kind !== 'Secret')) {
+    const resource = apiVersion === 'v1' ? BOUND_KINDS[kind] : undefined;
+    if (!resource) {
       const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
       const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
       throw errors.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
     }
-    const obj = await registry.get({ kind: core(kind === 'Pod' ? 'pods' : 'secrets'), namespace: ns, name }, {});
-    if (kind === 'Pod') {
-      const spec = (obj.spec ?? {}) as Record<string, unknown>;
-      if (str(spec.serviceAccountName) !== account) {
-        throw errors.badRequest(`cannot bind token for serviceaccount "${account}" to pod running with different serviceaccount name.`);
-      }
+    const obj = await registry.get({ kind: core(resource), namespace: resource === 'nodes' ? undefined : ns, name }, {});
+    const spec = (obj.spec ?? {}) as Record<string, unknown>;
+    if (kind === 'Pod' && str(spec.serviceAccountName) !== account) {
+      throw errors.badRequest(`cannot bind token for serviceaccount "${account}" to pod running with different serviceaccount name.`);
     }
     const uid = str(obj.metadata?.uid);
     const wanted = str(ref.uid);
     if (wanted !== '' && wanted !== uid) {
       throw errors.conflict({ group: '', resource: kind }, name, `the UID in the bound object reference (${wanted}) does not match the UID in record. The object might have been deleted and then recreated`);
     }
-    return kind === 'Pod' ? { pod: { name, uid } } : { secret: { name, uid } };
+    if (kind === 'Secret') return { secret: { name, uid } };
+    if (kind === 'Node') return { node: { name, uid } };
+    const nodeName = str(spec.nodeName);
+    if (nodeName === '') return { pod: { name, uid } };
+    const node = await registry.get({ kind: core('nodes'), name: nodeName }, {}).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === 404) return undefined;
+      throw err;
+    });
+    return { pod: { name, uid }, node: { name: nodeName, uid: str(node?.metadata?.uid) } };
   }
 
   async function createToken(t: Target, body: KubeObject, options: WriteOptions): Promise<WriteResult> {
