@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import t from 'tap';
-import { kubectlFor, missingKubectl, startApiServer, tempDir } from './harness';
+import { spawnSync } from 'node:child_process';
+import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir } from './harness';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const whoami = (out: string) => out.replace(/\s+/g, ' ').trim();
@@ -50,6 +51,11 @@ t.test('service account tokens, discovery and bootstrap tokens', async (t) => {
   const audienced = (await admin.ok(['-n', 'ci', 'create', 'token', 'builder', '--audience', 'vault', '--duration', '20m'])).trim();
   const forVault = await server.requestWithoutCert('GET', '/api/v1/namespaces/ci/configmaps', undefined, bearer(audienced));
   t.equal(forVault.status, 401, 'a token for another audience is refused by the API');
+  const review = (audiences: string[]) => JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: audienced, audiences } });
+  const vaultReview = JSON.parse((await server.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', review(['vault']), json)).body);
+  t.match(vaultReview.status, { authenticated: true, user: { username: 'system:serviceaccount:ci:builder' }, audiences: ['vault'] }, 'a TokenReview for its audience accepts it');
+  const apiReview = JSON.parse((await server.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', review([]), json)).body);
+  t.notOk(apiReview.status.authenticated, 'a TokenReview for the API audiences does not');
 
   // a pod-bound token stops working when the pod is deleted
   await admin.ok(['-n', 'ci', 'apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'runner' }, spec: { serviceAccountName: 'builder', containers: [{ name: 'c', image: 'busybox' }] } }));
@@ -127,4 +133,15 @@ t.test('the generated service account key is kept across restarts; given keys ar
   t.same(issued.spec.audiences, ['api']);
   const whoAmI = await third.requestWithoutCert('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }), { 'content-type': 'application/json', ...bearer(issued.status.token) });
   t.equal(JSON.parse(whoAmI.body).status.userInfo.username, 'system:serviceaccount:default:app', 'an ES256 token of the given key');
+});
+
+t.test('a bad service account key file stops the start with one line naming it', async (t) => {
+  const dir = tempDir(t, 'sa-bad');
+  const bad = path.join(dir, 'bad.pem');
+  fs.writeFileSync(bad, 'garbage\n');
+  const common = [MAIN_JS, 'apiserver', '--data-dir', path.join(dir, 'data'), '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1'];
+  const r = spawnSync(process.execPath, [...common, '--service-account-signing-key-file', bad], { encoding: 'utf8', timeout: 30_000 });
+  t.equal(r.status, 1);
+  t.match(r.stderr, new RegExp(`^Error: --service-account-signing-key-file ${bad}: no PEM private key found$`, 'm'));
+  t.notMatch(r.stderr, /^\s+at /m, 'no stack');
 });
