@@ -117,6 +117,13 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, home: strin
 function serviceAccountConfig(parsed: ParsedOptions) {
   const issuers = parsed.list('service-account-issuer').filter((i) => i !== '');
   if (issuers.length === 0) issuers.push(DEFAULT_SERVICE_ACCOUNT_ISSUER);
+  // kube's checks of the issuers: a name with ':' must be a URL, and none twice
+  const seen = new Set<string>();
+  for (const issuer of issuers) {
+    if (issuer.includes(':') && !URL.canParse(issuer)) throw new FlagError(`service-account-issuer "${issuer}" contained a ':' but was not a valid URL`);
+    if (seen.has(issuer)) throw new FlagError(`service-account-issuer "${issuer}" is already specified`);
+    seen.add(issuer);
+  }
   const audiences = parsed.list('api-audiences').filter((a) => a !== '');
   const maxMs = parsed.number('service-account-max-token-expiration') ?? 0;
   // kube's check: between an hour and 2^32 seconds when given

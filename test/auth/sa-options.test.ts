@@ -31,6 +31,8 @@ t.test('the service account flags are supported, with safe defaults', async (t) 
 t.test('bad service account flags stop the start', async (t) => {
   t.throws(() => apiServerConfig(parse('--data-dir=/x', '--service-account-max-token-expiration=10m')), /the service-account-max-token-expiration must be between 1 hour and 2\^32 seconds/);
   t.throws(() => apiServerConfig(parse('--data-dir=/x', '--service-account-jwks-uri=http://x/jwks')), /service-account-jwks-uri requires https scheme/);
+  t.throws(() => apiServerConfig(parse('--data-dir=/x', '--service-account-issuer=https://a', '--service-account-issuer=https://a')), /service-account-issuer "https:\/\/a" is already specified/);
+  t.throws(() => apiServerConfig(parse('--data-dir=/x', '--service-account-issuer=https://[oops')), /service-account-issuer "https:\/\/\[oops" contained a ':' but was not a valid URL/);
   t.throws(() => apiServerConfig(parse('--data-dir=/x', '--service-account-key-file=a.pem')), /service-account-signing-key-file and service-account-issuer are required flags/);
 });
 
