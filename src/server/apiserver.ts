@@ -245,6 +245,7 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
     apiAudiences: a.apiAudiences,
     bootstrapTokens: a.bootstrapTokens,
     generatedKeys: () => ensureServiceAccountKeyPair({ certDir: config.certDir, logger }),
+    tlsKeyFile: config.tlsPrivateKeyFile,
     externalUrl: serverUrl(config.bindAddress, config.securePort),
     lookup,
     logger: logger.child({ component: 'serviceaccounts' }),

@@ -48,4 +48,17 @@ t.test('discovery is served for an https issuer only', async (t) => {
   t.equal(build('api').documents, undefined, 'a plain issuer name: no discovery');
   t.equal(served.tokens.length, 2, 'service account and bootstrap token authenticators');
   t.equal(served.keys[0].kid, rsa.kid, 'the signing key verifies');
+  const tlsKey = path.join(dir, 'tls.key');
+  fs.writeFileSync(tlsKey, ec.privateKey.export({ type: 'sec1', format: 'pem' }));
+  const withTls = serviceAccountAuth({
+    settings: { issuers: ['https://i'], keyFiles: [], signingKeyFile: keyFile, lookup: true, maxTokenExpirationSeconds: 0, extendTokenExpiration: true },
+    apiAudiences: ['https://i'],
+    bootstrapTokens: false,
+    generatedKeys: () => t.fail('nothing is generated when a key is given') as never,
+    tlsKeyFile: tlsKey,
+    externalUrl: 'https://10.0.0.1:6443',
+    lookup: async () => undefined,
+    logger: pino({ level: 'silent' }),
+  });
+  t.same(withTls.keys.map((k) => k.kid).sort(), [rsa.kid, ec.kid].sort(), 'without key files the TLS key verifies too, as kube\'s default');
 });

@@ -34,6 +34,8 @@ export interface ServiceAccountAuthOptions {
   bootstrapTokens: boolean;
   /** the generated key pair, used when no key file is given */
   generatedKeys: () => { keyFile: string; pubFile: string };
+  /** --tls-private-key-file: verifies tokens too when a signing key but no key file is given (kube's default) */
+  tlsKeyFile?: string;
   /** https://host:port of this server, for the default jwks_uri */
   externalUrl: string;
   lookup: ObjectLookup;
@@ -51,6 +53,14 @@ export function serviceAccountAuth(o: ServiceAccountAuthOptions) {
   }
   const signing: SigningKey | undefined = signingFile ? loadSigningKey(signingFile) : undefined;
   const keys: VerifyingKey[] = loadVerifyingKeys(keyFiles);
+  // kube's default for --service-account-key-file: the TLS private key, when it is a usable key
+  if (s.keyFiles.length === 0 && s.signingKeyFile && o.tlsKeyFile) {
+    try {
+      keys.push(...loadVerifyingKeys([o.tlsKeyFile]));
+    } catch {
+      o.logger.debug({ file: o.tlsKeyFile }, 'The TLS private key is not a service account key');
+    }
+  }
   if (signing && !keys.some((k) => k.kid === signing.kid)) keys.push(signing);
   const issuer = signing ? new TokenIssuer({ key: signing, issuer: s.issuers[0] }) : undefined;
   const tokens: TokenAuthenticator[] = [
