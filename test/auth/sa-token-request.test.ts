@@ -88,6 +88,15 @@ t.test('bound objects', async (t) => {
   await t.rejects(request({ boundObjectRef: { kind: 'ConfigMap', apiVersion: 'v1', name: 'c' } }), { code: 400, message: 'cannot bind token to object of type /v1, Kind=ConfigMap' });
 });
 
+t.test('dry run checks the request and issues no token', async (t) => {
+  const { registry } = setup();
+  const target = { kind: serviceAccountKind(), namespace: 'ns', name: 'app' };
+  const body = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} };
+  const r = await registry.createSubresource(target, 'token', body, { dryRun: true });
+  t.equal((r.object.status as Record<string, unknown>).token, '');
+  await t.rejects(registry.createSubresource({ ...target, name: 'missing' }, 'token', body, { dryRun: true }), { code: 404 });
+});
+
 t.test('other subresources go to the wrapped registry', async (t) => {
   const { registry } = setup();
   const r = await registry.createSubresource({ kind: kindOf('pods'), namespace: 'ns', name: 'p' }, 'eviction', {}, { dryRun: false });
