@@ -39,6 +39,7 @@ import { requestTimeout } from './middleware/request-timeout';
 import { aggregatedProxy } from './aggregated-proxy';
 import type { AggregatedApis } from './aggregated-proxy';
 import { routes } from './routes';
+import type { RoutesOptions } from './routes';
 import type { VersionInfo } from './version';
 import { defaultMaxWatchBufferedBytes } from './watch';
 
@@ -60,6 +61,8 @@ export interface ApiServerAppOptions {
   authorizer?: Authorizer;
   /** the audit policy and back end; without them nothing is audited */
   audit?: AuditOptions;
+  /** JSON documents at fixed non-resource paths (the service account issuer's discovery) */
+  documents?: RoutesOptions['documents'];
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -113,6 +116,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
       scheme: opts.scheme,
       version: opts.version,
       extensions: opts.aggregated,
+      documents: opts.documents,
       health: { checks: opts.health, isShuttingDown: () => shuttingDown },
       deps: {
         registry: opts.registry,

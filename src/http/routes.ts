@@ -21,6 +21,13 @@ import { serveResource } from './resources';
 import { writeObject } from './respond';
 import type { VersionInfo } from './version';
 
+/** a JSON document served at a fixed non-resource path (the service account issuer's discovery) */
+export interface PathDocument {
+  contentType: string;
+  cacheControl?: string;
+  body(): object;
+}
+
 export interface RoutesOptions {
   scheme: Scheme;
   deps: ResourceDeps;
@@ -28,6 +35,8 @@ export interface RoutesOptions {
   version: VersionInfo;
   /** groups and documents other servers add (the aggregation layer) */
   extensions?: { discovery?: DiscoveryExtension; openapi?: OpenApiExtension };
+  /** documents by exact path (GET and HEAD) */
+  documents?: ReadonlyMap<string, PathDocument>;
 }
 
 function serveDocument(ctx: ApiContext, doc: object | undefined, allowDiscovery = false, aggregated?: (v: 'v2' | 'v2beta1') => object): void {
@@ -63,6 +72,14 @@ export function routes(o: RoutesOptions): ApiMiddleware {
       throw pathNotFound();
     }
     if (parts.length === 1 && parts[0] === 'version') return serveDocument(ctx, o.version);
+    const doc = o.documents?.get(ctx.path);
+    if (doc) {
+      ctx.status = 200;
+      ctx.set('Content-Type', doc.contentType);
+      if (doc.cacheControl) ctx.set('Cache-Control', doc.cacheControl);
+      ctx.body = JSON.stringify(doc.body());
+      return;
+    }
     if (parts[0] === 'api') {
       if (parts.length === 1) return serveDocument(ctx, apiVersions(scheme, serverAddress(ctx)), true, (v) => aggregatedDiscovery(scheme, true, v, ext));
       if (parts.length === 2) return serveDocument(ctx, apiResourceList(scheme, '', parts[1]));

@@ -81,6 +81,24 @@ export interface ApiServerConfig {
     readonly clientCaFile?: string;
     /** --token-auth-file */
     readonly tokenAuthFile?: string;
+    /** --api-audiences (default: the first issuer) */
+    readonly apiAudiences: readonly string[];
+    /** --enable-bootstrap-token-auth */
+    readonly bootstrapTokens: boolean;
+    /** the --service-account-* flags */
+    readonly serviceAccounts: {
+      /** --service-account-issuer: the first issues, all are accepted */
+      readonly issuers: readonly string[];
+      /** --service-account-key-file */
+      readonly keyFiles: readonly string[];
+      /** --service-account-signing-key-file; with no key files either, Ballast generates sa.key/sa.pub in --cert-dir */
+      readonly signingKeyFile?: string;
+      readonly jwksUri?: string;
+      readonly lookup: boolean;
+      /** 0 = no cap */
+      readonly maxTokenExpirationSeconds: number;
+      readonly extendTokenExpiration: boolean;
+    };
   };
   /** --audit-* (spec 2, part 6) */
   readonly audit: AuditConfig;
@@ -122,6 +140,47 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, home: strin
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'ballast');
   return path.join(home, '.local', 'share', 'ballast');
 }
+
+/** the service account and bootstrap token settings */
+function serviceAccountConfig(parsed: ParsedOptions) {
+  const issuers = parsed.list('service-account-issuer').filter((i) => i !== '');
+  if (issuers.length === 0) issuers.push(DEFAULT_SERVICE_ACCOUNT_ISSUER);
+  // kube's checks of the issuers: a name with ':' must be a URL, and none twice
+  const seen = new Set<string>();
+  for (const issuer of issuers) {
+    if (issuer.includes(':') && !URL.canParse(issuer)) throw new FlagError(`service-account-issuer "${issuer}" contained a ':' but was not a valid URL`);
+    if (seen.has(issuer)) throw new FlagError(`service-account-issuer "${issuer}" is already specified`);
+    seen.add(issuer);
+  }
+  const audiences = parsed.list('api-audiences').filter((a) => a !== '');
+  const maxMs = parsed.number('service-account-max-token-expiration') ?? 0;
+  // kube's check: between an hour and 2^32 seconds when given
+  if (maxMs !== 0 && (maxMs < 3_600_000 || maxMs / 1000 > 2 ** 32)) {
+    throw new FlagError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  }
+  const keyFiles = parsed.list('service-account-key-file').filter((f) => f !== '');
+  const signingKeyFile = parsed.string('service-account-signing-key-file') || undefined;
+  // kube: verifying keys without a signing key cannot serve TokenRequest (Ballast generates both when neither is given)
+  if (keyFiles.length > 0 && !signingKeyFile) throw new FlagError('service-account-signing-key-file and service-account-issuer are required flags');
+  const jwksUri = parsed.string('service-account-jwks-uri') || undefined;
+  if (jwksUri !== undefined && !/^https:\/\/[^/]/.test(jwksUri)) throw new FlagError(`service-account-jwks-uri requires https scheme, parsed as: ${jwksUri}`);
+  return {
+    apiAudiences: Object.freeze(audiences.length > 0 ? audiences : [issuers[0]]),
+    bootstrapTokens: parsed.bool('enable-bootstrap-token-auth'),
+    serviceAccounts: Object.freeze({
+      issuers: Object.freeze(issuers),
+      keyFiles: Object.freeze(keyFiles.map((f) => path.resolve(f))),
+      signingKeyFile: resolvedFile(signingKeyFile),
+      jwksUri,
+      lookup: parsed.bool('service-account-lookup'),
+      maxTokenExpirationSeconds: Math.floor(maxMs / 1000),
+      extendTokenExpiration: parsed.bool('service-account-extend-token-expiration'),
+    }),
+  };
+}
+
+/** the issuer of service account tokens when --service-account-issuer is not given */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 /** resolve parsed options into the server's settings; throws FlagError on inconsistent flags */
 export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = process.env): ApiServerConfig {
@@ -180,6 +239,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       anonymous: parsed.bool('anonymous-auth'),
       clientCaFile: resolvedFile(parsed.string('client-ca-file')),
       tokenAuthFile: resolvedFile(parsed.string('token-auth-file')),
+      ...serviceAccountConfig(parsed),
     }),
     audit: auditConfig(parsed),
     authorization: Object.freeze({

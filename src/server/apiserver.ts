@@ -34,6 +34,10 @@ import { X509Authenticator } from '../auth/authn/x509';
 import { TokenFileAuthenticator, loadTokenFile } from '../auth/authn/token-file';
 import { BearerTokenAuthenticator } from '../auth/authn/bearer';
 import type { TokenAuthenticator } from '../api/reviews/authenticator';
+import { serviceAccountAuth, withTokenRequest } from '../auth/serviceaccount/index';
+import type { ObjectLookup } from '../auth/serviceaccount/index';
+import { isApiError } from '../api/errors';
+import type { Registry } from '../api/registry/types';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
@@ -42,7 +46,7 @@ import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
-import { ensureAdminClientPki, ensureServingPki } from './pki';
+import { ensureAdminClientPki, ensureServiceAccountKeyPair, ensureServingPki } from './pki';
 import { versionInfo } from './version';
 import type { Logger } from 'pino';
 import type { Store } from '../storage/store';
@@ -88,12 +92,24 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
   let audit: AuditSetup | undefined;
+  // service account and bootstrap tokens read objects through the registry, once it exists
+  let lookupRegistry: { registry: Registry; scheme: Scheme } | undefined;
+  const lookup: ObjectLookup = async (resource, namespace, name) => {
+    const kind = lookupRegistry?.scheme.byResource('', 'v1', resource);
+    if (!lookupRegistry || !kind) return undefined;
+    try {
+      return await lookupRegistry.registry.get({ kind, namespace: kind.namespaced ? namespace : undefined, name }, {});
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  };
   try {
     audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
     validateAuthorizationConfig(config.authorization);
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
-    authn = authentication(config, adminClient.caCert, logger);
+    authn = authentication(config, adminClient.caCert, logger, lookup);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
     // values of the resources the encryption configuration names are sealed before they reach the database
@@ -113,6 +129,17 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let nodeGraph: InformerNodeGraph | undefined;
   try {
     const scheme = new Scheme(kinds);
+    // TokenRequest (serviceaccounts/token) is answered by the token issuer, without storage
+    const withTokens = <R extends Registry>(r: R): R =>
+      authn.tokenIssuer
+        ? withTokenRequest(r, {
+            scheme,
+            issuer: authn.tokenIssuer,
+            apiAudiences: config.authentication.apiAudiences,
+            maxExpirationSeconds: config.authentication.serviceAccounts.maxTokenExpirationSeconds,
+            extendExpiration: config.authentication.serviceAccounts.extendTokenExpiration,
+          })
+        : r;
     const base = createRegistry({
         store,
         scheme,
@@ -143,13 +170,14 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     });
     // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
     // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
-    registry = withVirtualKinds(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
+    registry = withVirtualKinds(withTokens(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
       authorizer,
       tokenAuthenticator: authn.tokens,
       definitions,
-    }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
+    })), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     registry = withAllocationRelease(registry, serviceAllocator);
     await registry.bootstrap();
+    lookupRegistry = { registry, scheme };
     // the allocator's view of taken cluster IPs and node ports: the stored Services, followed
     services = new RegistryInformer({
       registry,
@@ -195,6 +223,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       authenticator: authn.chain,
       audit,
       authorizer,
+      documents: authn.documents,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -285,7 +314,7 @@ function rbacKinds(scheme: Scheme) {
  * and the client CA bundle the listener verifies certificates against: --client-ca-file, plus the
  * CA Ballast generated in --cert-dir, which signs the admin kubeconfig's certificate.
  */
-function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger) {
+function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger, lookup: ObjectLookup) {
   const a = config.authentication;
   const authenticators: RequestAuthenticator[] = [];
   const bundles = [generatedCa];
@@ -293,9 +322,26 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
   authenticators.push(new X509Authenticator());
   const tokens: TokenAuthenticator[] = [];
   if (a.tokenAuthFile) tokens.push(new TokenFileAuthenticator(loadTokenFile(a.tokenAuthFile, (m) => logger.warn(m))));
-  const bearer = new BearerTokenAuthenticator(tokens);
+  const sa = serviceAccountAuth({
+    settings: a.serviceAccounts,
+    apiAudiences: a.apiAudiences,
+    bootstrapTokens: a.bootstrapTokens,
+    generatedKeys: () => ensureServiceAccountKeyPair({ certDir: config.certDir, logger }),
+    tlsKeyFile: config.tlsPrivateKeyFile,
+    externalUrl: serverUrl(config.bindAddress, config.securePort),
+    lookup,
+    logger: logger.child({ component: 'serviceaccounts' }),
+  });
+  tokens.push(...sa.tokens);
+  const bearer = new BearerTokenAuthenticator(tokens, { apiAudiences: [...a.apiAudiences] });
   authenticators.push(bearer);
-  return { chain: authenticatorChain(authenticators, { anonymous: a.anonymous }), clientCa: bundles.join('\n'), tokens: bearer };
+  return {
+    chain: authenticatorChain(authenticators, { anonymous: a.anonymous }),
+    clientCa: bundles.join('\n'),
+    tokens: bearer,
+    tokenIssuer: sa.issuer,
+    documents: sa.documents,
+  };
 }
 
 function readFlagFile(file: string, flag: string): string {

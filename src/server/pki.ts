@@ -216,3 +216,25 @@ export function writeAtomically(file: string, content: string, mode: number): vo
   fs.writeFileSync(tmp, content, { mode });
   fs.renameSync(tmp, file);
 }
+
+/** the service account key pair Ballast generates when no --service-account-*key-file is given */
+export const SA_KEY_FILES = Object.freeze({ key: 'sa.key', pub: 'sa.pub' });
+
+/**
+ * the generated service account signing key in --cert-dir: made once (RSA 2048) and kept across
+ * restarts, so tokens issued before a restart stay valid. Returns the files' paths.
+ */
+export function ensureServiceAccountKeyPair(opts: { certDir: string; logger: Logger }): { keyFile: string; pubFile: string } {
+  const keyFile = path.join(opts.certDir, SA_KEY_FILES.key);
+  const pubFile = path.join(opts.certDir, SA_KEY_FILES.pub);
+  const keyPem = readIfExists(keyFile);
+  if (!keyPem || !readIfExists(pubFile)) {
+    fs.mkdirSync(opts.certDir, { recursive: true, mode: 0o700 });
+    const existing = keyPem ? crypto.createPrivateKey(keyPem) : undefined;
+    const privateKey = existing ?? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    if (!existing) writeAtomically(keyFile, privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), 0o600);
+    writeAtomically(pubFile, crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString(), 0o644);
+    opts.logger.info({ keyFile, pubFile }, 'Generated the service account signing key pair');
+  }
+  return { keyFile, pubFile };
+}

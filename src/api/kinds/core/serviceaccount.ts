@@ -33,6 +33,14 @@ export function serviceAccountKind(): KindDefinition {
     tracksGeneration: false,
     statusSubresource: false,
     strategy: { defaults() {}, validate },
+    // POST serviceaccounts/<name>/token with a TokenRequest (src/auth/serviceaccount/token-request.ts)
+    subresources: [{
+      name: 'token',
+      type: 'action',
+      verbs: ['create'],
+      kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+      bodyKinds: [{ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' }],
+    }],
     table: {
       columns: [nameColumn(), column('Secrets', 'string', 'Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use.'), ageColumn()],
       cells(obj, now) {
