@@ -46,7 +46,7 @@ import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
-import { ensureAdminClientPki, ensureServiceAccountKeyPair, ensureServingPki } from './pki';
+import { ensureAdminClientPki, ensureClientPki, ensureServiceAccountKeyPair, ensureServingPki } from './pki';
 import { versionInfo } from './version';
 import type { Logger } from 'pino';
 import type { Store } from '../storage/store';
@@ -237,6 +237,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
     writeKubeconfig(kubeconfigPath, { server: url, caCert: tls.caCert, client: adminClient });
+    writeComponentKubeconfigs(config, url, tls.caCert, logger);
     logger.info(
       { address: `${config.bindAddress}:${config.securePort}`, url, dataDir: config.dataDir, kubeconfig: kubeconfigPath },
       `Serving on ${url} (data dir ${config.dataDir}); use kubectl --kubeconfig ${kubeconfigPath}`,
@@ -350,6 +351,24 @@ function readFlagFile(file: string, flag: string): string {
   } catch (err) {
     const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
     throw new FlagError(`${flag} ${file}: ${why}`);
+  }
+}
+
+/**
+ * One client certificate and kubeconfig per control-plane component, with kube's identities (as
+ * kubeadm makes them): the controller manager, the scheduler, and this machine's node agent. They
+ * are what `ballast all` and the component commands use; RBAC's bootstrap policy grants each its role.
+ */
+export const COMPONENT_IDENTITIES = Object.freeze([
+  { file: 'controller-manager', subject: { commonName: 'system:kube-controller-manager' } },
+  { file: 'scheduler', subject: { commonName: 'system:kube-scheduler' } },
+  { file: 'kubelet', subject: { commonName: `system:node:${os.hostname().toLowerCase()}`, organization: 'system:nodes' } },
+]);
+
+function writeComponentKubeconfigs(config: ApiServerConfig, url: string, caCert: string, logger: Logger): void {
+  for (const c of COMPONENT_IDENTITIES) {
+    const client = ensureClientPki({ certDir: config.certDir, logger, name: c.file, subject: c.subject });
+    writeKubeconfig(path.join(config.dataDir, `${c.file}.kubeconfig`), { server: url, caCert, client });
   }
 }
 

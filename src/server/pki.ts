@@ -74,6 +74,12 @@ export function ensureServingPki(opts: EnsurePkiOptions): ServingPki {
   return { certChain: certPem + ca.certPem, key: keyPem, caCert: ca.certPem };
 }
 
+/** a client identity: kube reads the user from the CommonName and the groups from the Organizations */
+export interface ClientSubject {
+  commonName: string;
+  organization?: string;
+}
+
 /**
  * Load or create the admin client certificate (CN ballast-admin, O system:masters) signed by the
  * CA in certDir. kubectl needs some credential in its kubeconfig (with none it prompts for a user
@@ -81,18 +87,33 @@ export function ensureServingPki(opts: EnsurePkiOptions): ServingPki {
  * ballast-admin in system:masters.
  */
 export function ensureAdminClientPki(opts: { certDir: string; logger: Logger; now?: number }): ClientPki {
+  return ensureClientPki({ ...opts, name: 'admin', subject: ADMIN_SUBJECT });
+}
+
+/**
+ * Load or create the client certificate `<name>.crt` / `<name>.key` for `subject`, signed by the CA
+ * in certDir; re-issued when missing, signed by another CA, for another subject, or near expiry.
+ */
+export function ensureClientPki(opts: { certDir: string; logger: Logger; name: string; subject: ClientSubject; now?: number }): ClientPki {
   const now = opts.now ?? Date.now();
   const ca = ensureCa(opts.certDir, opts.logger, now);
   const file = (name: string) => path.join(opts.certDir, name);
-  let certPem = readIfExists(file(PKI_FILES.adminCert));
-  let keyPem = readIfExists(file(PKI_FILES.adminKey));
+  const certFile = file(`${opts.name}.crt`);
+  const keyFile = file(`${opts.name}.key`);
+  let certPem = readIfExists(certFile);
+  let keyPem = readIfExists(keyFile);
+  const wanted = `CN=${opts.subject.commonName}`;
   const usable =
-    certPem && keyPem && new crypto.X509Certificate(certPem).verify(new crypto.X509Certificate(ca.certPem).publicKey) && stillValid(certPem, now, RENEW_BEFORE_DAYS);
+    certPem &&
+    keyPem &&
+    new crypto.X509Certificate(certPem).verify(new crypto.X509Certificate(ca.certPem).publicKey) &&
+    new crypto.X509Certificate(certPem).subject.split('\n').includes(wanted) &&
+    stillValid(certPem, now, RENEW_BEFORE_DAYS);
   if (!usable || !certPem || !keyPem) {
-    ({ certPem, keyPem } = issue({ ca, kind: 'client', dnsNames: [], ips: [], now }));
-    writeAtomically(file(PKI_FILES.adminKey), keyPem, 0o600);
-    writeAtomically(file(PKI_FILES.adminCert), certPem, 0o644);
-    opts.logger.info({ user: ADMIN_SUBJECT.commonName }, 'Generated the admin client certificate');
+    ({ certPem, keyPem } = issue({ ca, kind: 'client', subject: opts.subject, dnsNames: [], ips: [], now }));
+    writeAtomically(keyFile, keyPem, 0o600);
+    writeAtomically(certFile, certPem, 0o644);
+    opts.logger.info({ user: opts.subject.commonName, file: certFile }, 'Generated a client certificate');
   }
   return { cert: certPem, key: keyPem, caCert: ca.certPem };
 }
@@ -167,7 +188,7 @@ function createCa(now: number): { certPem: string; keyPem: string } {
   return { certPem: forge.pki.certificateToPem(cert), keyPem };
 }
 
-function issue(opts: { ca: CaPair; kind: 'serving' | 'client'; dnsNames: readonly string[]; ips: readonly string[]; now: number }): {
+function issue(opts: { ca: CaPair; kind: 'serving' | 'client'; subject?: ClientSubject; dnsNames: readonly string[]; ips: readonly string[]; now: number }): {
   certPem: string;
   keyPem: string;
 } {
@@ -179,9 +200,10 @@ function issue(opts: { ca: CaPair; kind: 'serving' | 'client'; dnsNames: readonl
     cert.setSubject([{ name: 'commonName', value: 'ballast-apiserver', valueTagClass: UTF8 }]);
   } else {
     // kube reads the user from CN and groups from O
+    const subject = opts.subject ?? ADMIN_SUBJECT;
     cert.setSubject([
-      { name: 'organizationName', value: ADMIN_SUBJECT.organization, valueTagClass: UTF8 },
-      { name: 'commonName', value: ADMIN_SUBJECT.commonName, valueTagClass: UTF8 },
+      ...(subject.organization ? [{ name: 'organizationName', value: subject.organization, valueTagClass: UTF8 }] : []),
+      { name: 'commonName', value: subject.commonName, valueTagClass: UTF8 },
     ]);
   }
   cert.setIssuer(ca.subject.attributes);

@@ -8,7 +8,7 @@ import pino from 'pino';
 import t from 'tap';
 import type { Test } from 'tap';
 import yaml from 'js-yaml';
-import { ensureAdminClientPki, ensureServingPki, PKI_FILES } from '../../src/server/pki';
+import { ensureAdminClientPki, ensureClientPki, ensureServingPki, PKI_FILES } from '../../src/server/pki';
 import { renderKubeconfig, serverUrl } from '../../src/server/kubeconfig';
 
 const logger = pino({ level: 'silent' });
@@ -98,4 +98,17 @@ t.test('serverUrl uses loopback for wildcard binds and brackets IPv6', async (t)
   t.equal(serverUrl('::', 6443), 'https://127.0.0.1:6443');
   t.equal(serverUrl('192.168.1.5', 7000), 'https://192.168.1.5:7000');
   t.equal(serverUrl('::1', 7000), 'https://[::1]:7000');
+});
+
+t.test('component client certificates carry kube identities and are kept across calls', async (t) => {
+  const certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-pki-components-'));
+  t.teardown(() => fs.rmSync(certDir, { recursive: true, force: true }));
+  const logger = pino({ level: 'silent' });
+  const node = ensureClientPki({ certDir, logger, name: 'kubelet', subject: { commonName: 'system:node:n1', organization: 'system:nodes' } });
+  t.same(new crypto.X509Certificate(node.cert).subject.split('\n').sort(), ['CN=system:node:n1', 'O=system:nodes']);
+  t.equal(ensureClientPki({ certDir, logger, name: 'kubelet', subject: { commonName: 'system:node:n1', organization: 'system:nodes' } }).cert, node.cert, 'reused');
+  const renamed = ensureClientPki({ certDir, logger, name: 'kubelet', subject: { commonName: 'system:node:n2', organization: 'system:nodes' } });
+  t.not(renamed.cert, node.cert, 'a new identity gets a new certificate');
+  const cm = ensureClientPki({ certDir, logger, name: 'controller-manager', subject: { commonName: 'system:kube-controller-manager' } });
+  t.same(new crypto.X509Certificate(cm.cert).subject, 'CN=system:kube-controller-manager');
 });
