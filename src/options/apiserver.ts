@@ -9,6 +9,7 @@ import { generalOptions, globalOptions, loggingOptions } from './logging';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
 import { parseWatchCacheSizes } from '../cache/watch-caches';
+import { enabledAdmissionPlugins } from '../admission/plugins';
 import type { ParsedOptions } from './parse';
 import type { OptionGroup } from './types';
 
@@ -74,6 +75,16 @@ export interface ApiServerConfig {
     readonly clientCaFile?: string;
     /** --token-auth-file */
     readonly tokenAuthFile?: string;
+  };
+  /** admission (spec 2, 1.3) */
+  readonly admission: {
+    /** the plugins that run: the default set + --enable-admission-plugins - --disable-admission-plugins, in kube's order */
+    readonly plugins: readonly string[];
+    /** --admission-control-config-file */
+    readonly configFile?: string;
+    /** --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds */
+    readonly defaultNotReadyTolerationSeconds: number;
+    readonly defaultUnreachableTolerationSeconds: number;
   };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
@@ -149,6 +160,15 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       anonymous: parsed.bool('anonymous-auth'),
       clientCaFile: resolvedFile(parsed.string('client-ca-file')),
       tokenAuthFile: resolvedFile(parsed.string('token-auth-file')),
+    }),
+    admission: Object.freeze({
+      plugins: Object.freeze(enabledAdmissionPlugins(
+        parsed.list('enable-admission-plugins').filter((p) => p !== ''),
+        parsed.list('disable-admission-plugins').filter((p) => p !== ''),
+      )),
+      configFile: resolvedFile(parsed.string('admission-control-config-file')),
+      defaultNotReadyTolerationSeconds: parsed.number('default-not-ready-toleration-seconds') ?? 300,
+      defaultUnreachableTolerationSeconds: parsed.number('default-unreachable-toleration-seconds') ?? 300,
     }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',

@@ -7,6 +7,7 @@ import { createAggregator } from '../aggregator/aggregator';
 import type { Aggregator } from '../aggregator/aggregator';
 import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
+import { buildAdmission, loadAdmissionConfig } from '../admission/index';
 import { customResources } from '../api/crd/index';
 import type { CustomResources } from '../api/crd/index';
 import { AlwaysAllowAuthorizer, accessReviewKinds, withAccessReviews } from '../api/reviews/index';
@@ -70,7 +71,10 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
+  let admissionConfigs: Map<string, unknown> | undefined;
   try {
+    // a bad admission configuration stops start-up before anything is opened
+    admissionConfigs = config.admission.configFile ? loadAdmissionConfig(config.admission.configFile) : undefined;
     tls = loadTls(config, logger);
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
@@ -86,6 +90,18 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let aggregator: Aggregator | undefined;
   try {
     const scheme = new Scheme(kinds);
+    const authorizer = new AlwaysAllowAuthorizer();
+    const admission = buildAdmission({
+      scheme,
+      enabled: config.admission.plugins,
+      configurations: admissionConfigs,
+      authorizer,
+      flags: {
+        defaultNotReadyTolerationSeconds: config.admission.defaultNotReadyTolerationSeconds,
+        defaultUnreachableTolerationSeconds: config.admission.defaultUnreachableTolerationSeconds,
+      },
+    });
+    logger.info({ plugins: admission.chain.names }, 'admission plugins');
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
     // componentstatuses and bindings are answered without storage (the probes are kube's defaults)
     registry = withVirtualKinds(withAccessReviews(createRegistry({
@@ -96,11 +112,13 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
         bootstrapObjects: builtinBootstrapObjects,
+        admission: admission.chain,
       }), {
-      authorizer: new AlwaysAllowAuthorizer(),
+      authorizer,
       tokenAuthenticator: authn.tokens,
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
+    admission.objects.bind(registry);
     await registry.bootstrap();
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
