@@ -141,7 +141,9 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
       await admitAndValidate(ctx.admission, { operation: 'CREATE', kind: t.kind, subresource: name, namespace: t.namespace, name: t.name, object: body, options: o });
       return handler(ctx, t, body, o);
     }),
-    bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
+    // the server's own objects are reconciled without admission (an AlwaysDeny or a webhook that is
+    // not up yet must not keep the server from starting)
+    bootstrap: () => bootstrap(Object.freeze({ ...ctx, admission: undefined }), (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
     close: async () => {
       fin.close();
       unsubscribe?.();
