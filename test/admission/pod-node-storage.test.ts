@@ -74,8 +74,10 @@ t.test('DefaultStorageClass, StorageObjectInUseProtection and PersistentVolumeCl
 t.test('AlwaysDeny refuses every write, dry-run included; AlwaysPullImages; SecurityContextDeny', async (t) => {
   const deny = await admissionFixture(['AlwaysDeny'], {});
   t.teardown(() => deny.close());
-  await rejects(t, deny.registry.create(deny.target('configmaps', 'default'), configMap('cm'), dryRun), 403, 'Forbidden',
+  const alice = { name: 'alice', groups: ['system:authenticated'] };
+  await rejects(t, deny.registry.create(deny.target('configmaps', 'default'), configMap('cm'), { dryRun: true, user: alice }), 403, 'Forbidden',
     'configmaps "cm" is forbidden: admission control is denying all modifications');
+  t.ok((await deny.registry.create(deny.target('configmaps', 'default'), configMap('own'), write)).object, 'the server\'s own writes (no user) pass');
   const f = await admissionFixture(['AlwaysPullImages', 'SecurityContextDeny']);
   t.teardown(() => f.close());
   const res = await f.registry.create(f.target('pods', 'default'), pod('p'), write);
