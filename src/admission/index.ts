@@ -18,6 +18,7 @@ import { priority } from './plugins/priority';
 import { defaultTolerationSeconds, taintNodesByCondition } from './plugins/tolerations';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from './plugins/storage';
 import { alwaysPullImages, defaultIngressClass, securityContextDeny } from './plugins/pod-policies';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './plugins/certificates';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
 export type { AdmissionPluginFactory } from './plugins';
@@ -42,7 +43,10 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('PersistentVolumeClaimResize', persistentVolumeClaimResize)
     .register('DefaultIngressClass', defaultIngressClass)
     .register('AlwaysPullImages', alwaysPullImages)
-    .register('SecurityContextDeny', securityContextDeny);
+    .register('SecurityContextDeny', securityContextDeny)
+    .register('CertificateApproval', certificateApproval)
+    .register('CertificateSigning', certificateSigning)
+    .register('CertificateSubjectRestriction', certificateSubjectRestriction);
 }
 
 export interface AdmissionSetup {
