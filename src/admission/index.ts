@@ -18,6 +18,7 @@ import { priority } from './plugins/priority';
 import { defaultTolerationSeconds, taintNodesByCondition } from './plugins/tolerations';
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from './plugins/storage';
 import { alwaysPullImages, defaultIngressClass, securityContextDeny } from './plugins/pod-policies';
+import { runtimeClass } from './plugins/runtime-class';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './plugins/certificates';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
@@ -44,6 +45,7 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('DefaultIngressClass', defaultIngressClass)
     .register('AlwaysPullImages', alwaysPullImages)
     .register('SecurityContextDeny', securityContextDeny)
+    .register('RuntimeClass', runtimeClass)
     .register('CertificateApproval', certificateApproval)
     .register('CertificateSigning', certificateSigning)
     .register('CertificateSubjectRestriction', certificateSubjectRestriction);

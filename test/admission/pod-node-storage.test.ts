@@ -86,3 +86,25 @@ t.test('AlwaysDeny refuses every write, dry-run included; AlwaysPullImages; Secu
   (root.spec as Record<string, unknown>).securityContext = { runAsUser: 0 };
   await rejects(t, f.registry.create(f.target('pods', 'default'), root, write), 403, 'Forbidden', 'pods "r" is forbidden: pod.Spec.SecurityContext.RunAsUser is forbidden');
 });
+
+t.test('RuntimeClass: a missing class is refused; overhead, node selector and tolerations from the class', async (t) => {
+  const f = await admissionFixture(['RuntimeClass']);
+  t.teardown(() => f.close());
+  const rcTarget = { kind: f.kind('runtimeclasses', 'node.k8s.io') };
+  await f.registry.create(rcTarget, {
+    apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler: 'runsc',
+    overhead: { podFixed: { cpu: '250m' } },
+    scheduling: { nodeSelector: { sandbox: 'yes' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] },
+  }, write);
+  const missing = pod('m');
+  (missing.spec as Record<string, unknown>).runtimeClassName = 'kata';
+  await rejects(t, f.registry.create(f.target('pods', 'default'), missing, write), 403, 'Forbidden', 'pods "m" is forbidden: pod rejected: RuntimeClass "kata" not found');
+  const p = pod('p');
+  (p.spec as Record<string, unknown>).runtimeClassName = 'gvisor';
+  const res = await f.registry.create(f.target('pods', 'default'), p, write);
+  t.match(res.object.spec, { overhead: { cpu: '250m' }, nodeSelector: { sandbox: 'yes' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }] });
+  const conflict = pod('c');
+  Object.assign(conflict.spec as object, { runtimeClassName: 'gvisor', nodeSelector: { sandbox: 'no' } });
+  await rejects(t, f.registry.create(f.target('pods', 'default'), conflict, write), 403, 'Forbidden',
+    'pods "c" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no');
+});
