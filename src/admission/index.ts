@@ -19,6 +19,7 @@ import { defaultTolerationSeconds, taintNodesByCondition } from './plugins/toler
 import { defaultStorageClass, persistentVolumeClaimResize, storageObjectInUseProtection } from './plugins/storage';
 import { alwaysPullImages, defaultIngressClass, securityContextDeny } from './plugins/pod-policies';
 import { runtimeClass } from './plugins/runtime-class';
+import { denyServiceExternalIPs, extendedResourceToleration } from './plugins/service-pod-extras';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './plugins/certificates';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
@@ -46,6 +47,8 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('AlwaysPullImages', alwaysPullImages)
     .register('SecurityContextDeny', securityContextDeny)
     .register('RuntimeClass', runtimeClass)
+    .register('DenyServiceExternalIPs', denyServiceExternalIPs)
+    .register('ExtendedResourceToleration', extendedResourceToleration)
     .register('CertificateApproval', certificateApproval)
     .register('CertificateSigning', certificateSigning)
     .register('CertificateSubjectRestriction', certificateSubjectRestriction);

@@ -84,3 +84,13 @@ t.test('ResourceQuota: compute resources must be specified and are summed', asyn
   await rejects(t, f.registry.create(f.target('pods', 'default'), podWith('b', { requests: { cpu: '600m' }, limits: { memory: '512Mi' } }), write), 403, 'Forbidden',
     'pods "b" is forbidden: exceeded quota: q, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1');
 });
+
+t.test('LimitRanger: Pod items check the sums of the containers', async (t) => {
+  const f = await admissionFixture(['LimitRanger']);
+  t.teardown(() => f.close());
+  await f.registry.create(f.target('limitranges', 'default'), limitRange([{ type: 'Pod', max: { cpu: '1' } }]), write);
+  const two = podWith('two', { requests: { cpu: '600m' }, limits: { cpu: '600m' } });
+  const spec = two.spec as { containers: Array<Record<string, unknown>> };
+  spec.containers.push({ ...spec.containers[0], name: 'd' });
+  await rejects(t, f.registry.create(f.target('pods', 'default'), two, write), 403, 'Forbidden', 'pods "two" is forbidden: maximum cpu usage per Pod is 1, but limit is 1200m');
+});

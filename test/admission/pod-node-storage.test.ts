@@ -108,3 +108,16 @@ t.test('RuntimeClass: a missing class is refused; overhead, node selector and to
   await rejects(t, f.registry.create(f.target('pods', 'default'), conflict, write), 403, 'Forbidden',
     'pods "c" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = yes; pod.spec.nodeSelector[sandbox] = no');
 });
+
+t.test('DenyServiceExternalIPs and ExtendedResourceToleration', async (t) => {
+  const f = await admissionFixture(['DenyServiceExternalIPs', 'ExtendedResourceToleration']);
+  t.teardown(() => f.close());
+  const svc = (externalIPs?: string[]): KubeObject => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80 }], ...(externalIPs ? { externalIPs } : {}) } });
+  await rejects(t, f.registry.create(f.target('services', 'default'), svc(['1.2.3.4']), write), 403, 'Forbidden',
+    'services "s" is forbidden: spec.externalIPs: Forbidden: use of external IPs is denied by admission control');
+  t.ok((await f.registry.create(f.target('services', 'default'), svc(), write)).object);
+  const gpu = pod('g');
+  (gpu.spec as { containers: Array<Record<string, unknown>> }).containers[0].resources = { limits: { 'example.com/gpu': '1' } };
+  const res = await f.registry.create(f.target('pods', 'default'), gpu, write);
+  t.same(res.object.spec!.tolerations, [{ key: 'example.com/gpu', operator: 'Exists', effect: 'NoSchedule' }]);
+});

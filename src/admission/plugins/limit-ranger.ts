@@ -11,7 +11,7 @@ import type { Admission, AdmissionAttributes } from '../types';
 import type { AdmissionPluginContext } from '../context';
 import { CORE } from '../context';
 import { admissionForbidden, aggregate, isResource } from '../forbidden';
-import { parseQuantity } from '../quantity';
+import { formatQuantity, parseQuantity } from '../quantity';
 import type { Container, ResourceList } from './pod';
 import { podSpec } from './pod';
 
@@ -70,7 +70,11 @@ function defaultContainer(c: Container, item: LimitRangeItem, what: string, note
 }
 
 /** kube's min/max/ratio constraints of one item's resources against observed requests and limits */
-function check(type: string, item: LimitRangeItem, requests: ResourceList, limits: ResourceList, errs: string[]): void {
+function check(type: string, item: LimitRangeItem, observedRequests: ResourceList, observedLimits: ResourceList, errs: string[]): void {
+  // pod totals are numbers; print them as quantities
+  const text = (list: ResourceList): ResourceList => Object.fromEntries(Object.entries(list).map(([k, v]) => [k, typeof v === 'number' ? formatQuantity(v) : v]));
+  const requests = text(observedRequests);
+  const limits = text(observedLimits);
   for (const [k, v] of Object.entries(item.min ?? {})) {
     const req = requests[k];
     if (req === undefined) errs.push(`minimum ${k} usage per ${type} is ${v}.  No request is specified`);
