@@ -1,5 +1,6 @@
 import { eachOf, oneOf, option } from './define';
 import type { OptionGroup } from './types';
+import { DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from '../admission/plugins';
 
 /** authentication options (spec 2, part 5) */
 export const authenticationOptions: OptionGroup = Object.freeze({
@@ -60,8 +61,8 @@ export const authorizationOptions: OptionGroup = Object.freeze({
 export const admissionOptions: OptionGroup = Object.freeze({
   title: 'Admission flags',
   options: [
-    option('enable-admission-plugins', 'stringSlice', 'admission plugins to run besides the default set'),
-    option('disable-admission-plugins', 'stringSlice', 'default admission plugins to switch off'),
-    option('admission-control-config-file', 'string', 'admission configuration file'),
+    option('enable-admission-plugins', 'stringSlice', `admission plugins to run besides the default set (${DEFAULT_ENABLED_ADMISSION_PLUGINS.join(', ')}); known: ${ORDERED_ADMISSION_PLUGINS.join(', ')}. The order of plugins in this flag does not matter`, { supported: true }),
+    option('disable-admission-plugins', 'stringSlice', 'admission plugins to switch off even if they are in the default set. The order of plugins in this flag does not matter', { supported: true }),
+    option('admission-control-config-file', 'string', 'AdmissionConfiguration file (apiserver.config.k8s.io/v1) holding the plugins\' configurations', { supported: true }),
   ],
 });

@@ -10,6 +10,7 @@ import { generalOptions, globalOptions, loggingOptions } from './logging';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
 import { parseWatchCacheSizes } from '../cache/watch-caches';
+import { enabledAdmissionPlugins } from '../admission/plugins';
 import type { ParsedOptions } from './parse';
 import type { OptionGroup } from './types';
 
@@ -115,6 +116,16 @@ export interface ApiServerConfig {
     /** --authorization-webhook-cache-authorized-ttl and -unauthorized-ttl, in milliseconds */
     readonly webhookAuthorizedTtlMs: number;
     readonly webhookUnauthorizedTtlMs: number;
+  };
+  /** admission (spec 2, 1.3) */
+  readonly admission: {
+    /** the plugins that run: the default set + --enable-admission-plugins - --disable-admission-plugins, in kube's order */
+    readonly plugins: readonly string[];
+    /** --admission-control-config-file */
+    readonly configFile?: string;
+    /** --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds */
+    readonly defaultNotReadyTolerationSeconds: number;
+    readonly defaultUnreachableTolerationSeconds: number;
   };
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
@@ -249,6 +260,15 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       webhookVersion: parsed.string('authorization-webhook-version') === 'v1' ? ('v1' as const) : ('v1beta1' as const),
       webhookAuthorizedTtlMs: parsed.number('authorization-webhook-cache-authorized-ttl') ?? 300_000,
       webhookUnauthorizedTtlMs: parsed.number('authorization-webhook-cache-unauthorized-ttl') ?? 30_000,
+    }),
+    admission: Object.freeze({
+      plugins: Object.freeze(enabledAdmissionPlugins(
+        parsed.list('enable-admission-plugins').filter((p) => p !== ''),
+        parsed.list('disable-admission-plugins').filter((p) => p !== ''),
+      )),
+      configFile: resolvedFile(parsed.string('admission-control-config-file')),
+      defaultNotReadyTolerationSeconds: parsed.number('default-not-ready-toleration-seconds') ?? 300,
+      defaultUnreachableTolerationSeconds: parsed.number('default-unreachable-toleration-seconds') ?? 300,
     }),
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',

@@ -10,6 +10,10 @@ import { withAllocationRelease } from '../api/service-allocator/with-release';
 import type { Aggregator } from '../aggregator/aggregator';
 import { builtinBootstrapObjects } from '../api/kinds/bootstrap';
 import { createRegistry } from '../api/registry/index';
+import { buildAdmission, builtinAdmissionPlugins, loadAdmissionConfig } from '../admission/index';
+import { mutatingWebhookAdmission, validatingWebhookAdmission } from '../admission/webhook/index';
+import type { ClosableAdmission } from '../admission/webhook/index';
+import type { Authorizer } from '../api/reviews/authorizer';
 import { customResources } from '../api/crd/index';
 import type { CustomResources } from '../api/crd/index';
 import { accessReviewKinds, withAccessReviews } from '../api/reviews/index';
@@ -104,7 +108,10 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       throw err;
     }
   };
+  let admissionConfigs: Map<string, unknown> | undefined;
   try {
+    // a bad admission configuration stops start-up before anything is opened
+    admissionConfigs = config.admission.configFile ? loadAdmissionConfig(config.admission.configFile) : undefined;
     audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
     validateAuthorizationConfig(config.authorization);
     tls = loadTls(config, logger);
@@ -127,6 +134,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let services: RegistryInformer | undefined;
   let rbacInformers: RbacInformers | undefined;
   let nodeGraph: InformerNodeGraph | undefined;
+  let closeWebhooks: (() => void) | undefined;
   try {
     const scheme = new Scheme(kinds);
     // TokenRequest (serviceaccounts/token) is answered by the token issuer, without storage
@@ -140,6 +148,29 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
             extendExpiration: config.authentication.serviceAccounts.extendTokenExpiration,
           })
         : r;
+    // admission plugins ask the authorizer chain, built below from the registry they are part of
+    let authorizerRef: Authorizer | undefined;
+    const lateAuthorizer: Authorizer = {
+      authorize: (a) => authorizerRef!.authorize(a),
+      rulesFor: (u, ns) => (authorizerRef?.rulesFor ? authorizerRef.rulesFor(u, ns) : Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: true })),
+    };
+    // the webhook plugins read their configurations through the registry, so they start after it
+    const webhooks: Partial<Record<'mutating' | 'validating', ClosableAdmission>> = {};
+    const plugins = builtinAdmissionPlugins()
+      .register('MutatingAdmissionWebhook', () => ({ admit: (a) => webhooks.mutating?.admit(a) ?? Promise.resolve(), validate: async () => undefined }))
+      .register('ValidatingAdmissionWebhook', () => ({ admit: async () => undefined, validate: (a) => webhooks.validating?.validate(a) ?? Promise.resolve() }));
+    const admission = buildAdmission({
+      scheme,
+      enabled: config.admission.plugins,
+      configurations: admissionConfigs,
+      authorizer: lateAuthorizer,
+      plugins,
+      flags: {
+        defaultNotReadyTolerationSeconds: config.admission.defaultNotReadyTolerationSeconds,
+        defaultUnreachableTolerationSeconds: config.admission.defaultUnreachableTolerationSeconds,
+      },
+    });
+    logger.info({ plugins: admission.chain.names }, 'admission plugins');
     const base = createRegistry({
         store,
         scheme,
@@ -148,6 +179,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
         bootstrapObjects: builtinBootstrapObjects,
+        admission: admission.chain,
       });
     // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them
     rbacInformers = new RbacInformers({ registry: base, kinds: rbacKinds(scheme), onError: (err) => logger.warn({ err }, 'RBAC informer failed; retrying') });
@@ -176,6 +208,21 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       definitions,
     })), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     registry = withAllocationRelease(registry, serviceAllocator);
+    authorizerRef = authorizer;
+    admission.objects.bind(registry);
+    const enabledPlugins = new Set(config.admission.plugins);
+    const webhookOptions = {
+      registry: base,
+      scheme,
+      serviceRouting: config.enableAggregatorRouting ? ('endpoint' as const) : ('cluster' as const),
+      log: logger.child({ component: 'admission-webhooks' }),
+    };
+    if (enabledPlugins.has('MutatingAdmissionWebhook')) webhooks.mutating = mutatingWebhookAdmission(webhookOptions);
+    if (enabledPlugins.has('ValidatingAdmissionWebhook')) webhooks.validating = validatingWebhookAdmission(webhookOptions);
+    closeWebhooks = () => {
+      webhooks.mutating?.close();
+      webhooks.validating?.close();
+    };
     await registry.bootstrap();
     lookupRegistry = { registry, scheme };
     // the allocator's view of taken cluster IPs and node ports: the stored Services, followed
@@ -261,6 +308,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         services?.stop();
         runningInformers.stop();
         nodeGraph?.stop();
+        closeWebhooks?.();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -277,6 +325,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     services?.stop();
     rbacInformers?.stop();
     nodeGraph?.stop();
+    closeWebhooks?.();
     crs?.close();
     await registry?.close();
     compactor.stop();

@@ -24,6 +24,7 @@ import { checkSchema } from './schema-check';
 import { fieldManagerScope } from './managed';
 import type { Subresource } from './managed';
 import { objectKey } from './keys';
+import { admitWrite, validateWrite } from '../../admission/attributes';
 import { qualifiedResource, translateError } from './storage-errors';
 
 export type ApplyOptions = WriteOptions & { force?: boolean };
@@ -117,6 +118,7 @@ export async function serverSideApply(ctx: RegistryContext, target: Target, body
           if (appliedRv === undefined || appliedRv === '') metaOf(merged).resourceVersion = current.obj.metadata?.resourceVersion;
           return how.prepare(merged, current);
         },
+        admission: { subresource: how.subresource, options, optionsKind: 'PatchOptions' },
       });
       return withWarnings(result, warnings);
     } catch (err) {
@@ -142,7 +144,9 @@ async function createApplied(
   if (merged.metadata?.uid) {
     throw errors.conflict(qualifiedResource(kind), name, `uid mismatch: the provided object specified uid ${merged.metadata.uid}, and no existing object was found`);
   }
+  await admitWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: merged, options, optionsKind: 'PatchOptions' });
   const obj = prepareCreate(ctx, kind, merged, namespace);
+  await validateWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: obj, options, optionsKind: 'PatchOptions' });
   if (options.dryRun) {
     delete obj.metadata!.resourceVersion;
     return { object: obj, created: true };

@@ -8,6 +8,7 @@ import type { Scheme } from '../scheme';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { Definitions } from '../../schema/types';
 import type { WatchCaches } from '../../cache/watch-caches';
+import type { Admission } from '../../admission/types';
 import type { PatchType, Target, WriteOptions } from './types';
 import { errors } from '../errors';
 import { decodeStored } from './codec';
@@ -29,6 +30,8 @@ export interface RegistryContext {
   readonly caches?: WatchCaches;
   /** called after a namespace was marked for deletion (the in-process namespace finalizer) */
   readonly onNamespaceTerminating?: (name: string) => void;
+  /** the admission chain every write goes through; undefined = no admission (only the kinds' own checks) */
+  readonly admission?: Admission;
 }
 
 /** the kinds that may carry extra registry knobs beyond KindDefinition (see report: candidates for kind.ts) */

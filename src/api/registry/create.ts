@@ -20,6 +20,7 @@ import { translateError } from './storage-errors';
 import { validateForCreate } from './validate';
 import { checkSchema } from './schema-check';
 import { trackWrite } from './managed';
+import { admitWrite, validateWrite } from '../../admission/attributes';
 
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 
@@ -59,13 +60,20 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
   const original = checkTypeMeta(kind, body);
   const warnings = checkSchema(ctx, kind, original, options.fieldValidation, options.strictDecodingErrors);
   ensureNamespace(kind, metaOf(original), namespace);
-  await checkNamespaceForCreate(ctx, kind, namespace ?? '', original.metadata?.name ?? '');
+  // with an admission chain the namespace check is its NamespaceLifecycle plugin (which may be disabled)
+  if (!ctx.admission) await checkNamespaceForCreate(ctx, kind, namespace ?? '', original.metadata?.name ?? '');
+  else {
+    // kube's decoding defaults the object before mutating admission sees it
+    kind.strategy.defaults(original);
+    await admitWrite(ctx.admission, { operation: 'CREATE', kind, namespace, object: original, options });
+  }
   const generated = !original.metadata?.name && !!original.metadata?.generateName;
   for (let attempt = 1; ; attempt++) {
     // `original` is already the request's own copy (checkTypeMeta); only a generated name, which may
     // be retried with another one, needs it kept unchanged
     const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, generated ? clone(original) : original, namespace), options);
     const name = obj.metadata!.name!;
+    await validateWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: obj, options });
     if (options.dryRun) {
       delete obj.metadata!.resourceVersion;
       return withWarnings({ object: obj, created: true }, warnings);

@@ -22,6 +22,7 @@ import { translateError } from './storage-errors';
 import { checkDeletePreconditions, gcFinalizers, returnsDeletedObject, validateDeleteOptions } from './delete-options';
 import { deleteNamespace } from './namespace-finalizer';
 import { forbidden } from './namespace-lifecycle';
+import { admitAndValidate } from '../../admission/attributes';
 
 const MAX_ATTEMPTS = 16;
 
@@ -109,6 +110,11 @@ export async function deleteNamed(ctx: RegistryContext, target: Target, options:
 
 export async function deleteObject(ctx: RegistryContext, target: Target, options: DeleteOptions): Promise<DeleteResult> {
   validateDeleteOptions(options);
+  if (ctx.admission) {
+    // kube admits a DELETE (also each object of a deletecollection) with the stored object as oldObject
+    const current = await readCurrent(ctx, target);
+    await admitAndValidate(ctx.admission, { operation: 'DELETE', kind: target.kind, namespace: target.namespace, name: target.name, oldObject: current.obj, options });
+  }
   const nsKind = namespaceKind(ctx.scheme);
   if (nsKind && target.kind.storage.group === nsKind.storage.group && target.kind.storage.resource === nsKind.storage.resource) {
     return deleteNamespace(ctx, target, options);

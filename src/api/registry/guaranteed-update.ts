@@ -7,7 +7,8 @@
  */
 import { isStorageError } from '../../storage/store';
 import type { KubeObject } from '../kind';
-import type { Target, WriteResult } from './types';
+import type { Target, WriteOptions, WriteResult } from './types';
+import { admitAndValidate } from '../../admission/attributes';
 import type { Current, RegistryContext } from './context';
 import { readCurrent } from './context';
 import { storageForm, storedResponse } from './codec';
@@ -22,6 +23,11 @@ export interface UpdateStep {
   dryRun: boolean;
   /** the new object from the current one, prepared and validated; throws ApiError to stop */
   compute(current: Current): KubeObject | Promise<KubeObject>;
+  /**
+   * the request's admission (UPDATE of the object or of a subresource), run on each computed object
+   * with the stored one as oldObject, so a retry admits the fresh state; absent for internal updates
+   */
+  admission?: { subresource?: string; options: WriteOptions; optionsKind?: 'UpdateOptions' | 'PatchOptions' };
 }
 
 /**
@@ -43,6 +49,12 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
   for (let attempt = 0; ; attempt++) {
     const current = await readCurrent(ctx, step.target);
     const next = await step.compute(current);
+    if (step.admission) {
+      const { subresource, options, optionsKind } = step.admission;
+      await admitAndValidate(ctx.admission, {
+        operation: 'UPDATE', kind, subresource, namespace: step.target.namespace, name, object: next, oldObject: current.obj, options, optionsKind,
+      });
+    }
     const nextStored = storageForm(kind, next);
     try {
       if (shouldDeleteDuringUpdate(next, current.obj)) {

@@ -29,6 +29,8 @@ import { errors, isApiError } from '../errors';
 import { DEFAULT_WATCH_CACHE_SETTINGS, WatchCaches } from '../../cache/watch-caches';
 import { cacheId } from './cached';
 import type { WatchCacheSettings } from '../../cache/watch-caches';
+import type { Admission } from '../../admission/types';
+import { admitAndValidate } from '../../admission/attributes';
 
 /** every failure leaves the registry as an ApiError; anything else is a 500 (and logged) */
 function guard<A extends unknown[], R>(logger: pino.Logger | undefined, fn: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
@@ -61,6 +63,8 @@ export interface RegistryOptions {
   watchCache?: WatchCacheSettings | false;
   /** objects created at start and reconciled (bootstrap RBAC, PriorityClasses, FlowSchemas, APIServices) */
   bootstrapObjects?: () => BootstrapObject[];
+  /** the admission chain (src/admission); without one, writes get only the kinds' own checks */
+  admission?: Admission;
 }
 
 export interface RegistryWithLifecycle extends Registry {
@@ -87,6 +91,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 5000,
     caches,
     onNamespaceTerminating: (name: string) => finalizer?.schedule(name),
+    admission: opts.admission,
   });
   finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
   // kinds added, replaced or removed at runtime (custom resources): a cache whose kind is no longer
@@ -130,8 +135,15 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     getSubresource: g((t, name, o) => sub(t, name, 'get', 'get')(ctx, t, o)),
     updateSubresource: g((t, name, body, o) => sub(t, name, 'update', 'update')(ctx, t, body, o)),
     patchSubresource: g((t, name, type, body, o) => sub(t, name, 'patch', 'patch')(ctx, t, type, body, o)),
-    createSubresource: g((t, name, body, o) => sub(t, name, 'create', 'create')(ctx, t, body, o)),
-    bootstrap: () => bootstrap(ctx, (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
+    createSubresource: g(async (t, name, body, o) => {
+      const handler = sub(t, name, 'create', 'create');
+      // kube admits the action's body (Binding, Eviction) as a CREATE of the subresource
+      await admitAndValidate(ctx.admission, { operation: 'CREATE', kind: t.kind, subresource: name, namespace: t.namespace, name: t.name, object: body, options: o });
+      return handler(ctx, t, body, o);
+    }),
+    // the server's own objects are reconciled without admission (an AlwaysDeny or a webhook that is
+    // not up yet must not keep the server from starting)
+    bootstrap: () => bootstrap(Object.freeze({ ...ctx, admission: undefined }), (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
     close: async () => {
       fin.close();
       unsubscribe?.();

@@ -81,6 +81,7 @@ export async function patchWith(
       warnings = checked.warnings;
       return trackWrite(ctx, kind, current.obj, prepare(checked.object, current), options, subresource);
     },
+    admission: { subresource, options, optionsKind: 'PatchOptions' },
   });
   return withWarnings(result, warnings);
 }

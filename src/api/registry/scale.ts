@@ -93,6 +93,7 @@ export async function updateScale(ctx: RegistryContext, target: Target, body: Ku
     target,
     dryRun: options.dryRun,
     compute: (current) => trackWrite(ctx, kind, current.obj, applyScale(ctx, kind, scale, current), options, 'scale'),
+    admission: { subresource: 'scale', options },
   });
   return { ...result, object: toScale(kind, result.object) };
 }
@@ -119,6 +120,7 @@ export async function patchScale(
       checkName(scale, name);
       return trackWrite(ctx, kind, current.obj, applyScale(ctx, kind, scale, current), options, 'scale');
     },
+    admission: { subresource: 'scale', options, optionsKind: 'PatchOptions' },
   });
   return { ...result, object: toScale(kind, result.object) };
 }

@@ -53,6 +53,7 @@ export async function updateStatus(ctx: RegistryContext, target: Target, body: K
     target,
     dryRun: options.dryRun,
     compute: (current) => trackWrite(ctx, kind, current.obj, prepareStatusUpdate(ctx, kind, clone(original), current), options, 'status'),
+    admission: { subresource: 'status', options },
   });
   return withWarnings(result, warnings);
 }

@@ -90,6 +90,7 @@ export async function update(ctx: RegistryContext, target: Target, body: KubeObj
       target,
       dryRun: options.dryRun,
       compute: (current) => trackWrite(ctx, kind, current.obj, prepareUpdate(ctx, kind, clone(original), current), options),
+      admission: { options },
     });
     return withWarnings(result, warnings);
   } catch (err) {

@@ -66,6 +66,7 @@ export function partialSubresource(o: PartialSubresourceOptions): SubresourceHan
         target,
         dryRun: options.dryRun,
         compute: (current) => trackWrite(ctx, kind, current.obj, prepare(ctx, kind, clone(original), current), options, o.name),
+        admission: { subresource: o.name, options },
       });
       return withWarnings(result, warnings);
     },

@@ -1,0 +1,85 @@
+/**
+ * What a plugin is built with (kube's plugin initializers): the objects it reads and writes
+ * (through the registry, bound once it exists, since the registry itself is built with the
+ * chain), the authorizer, its section of the admission configuration file, and the flags some
+ * plugins take.
+ */
+import type { KubeObject } from '../api/kind';
+import type { Scheme } from '../api/scheme';
+import type { Registry } from '../api/registry/types';
+import type { Authorizer } from '../api/reviews/authorizer';
+import { isApiError } from '../api/errors';
+
+export interface AdmissionFlags {
+  /** --default-not-ready-toleration-seconds */
+  readonly defaultNotReadyTolerationSeconds: number;
+  /** --default-unreachable-toleration-seconds */
+  readonly defaultUnreachableTolerationSeconds: number;
+}
+
+export const DEFAULT_ADMISSION_FLAGS: AdmissionFlags = Object.freeze({
+  defaultNotReadyTolerationSeconds: 300,
+  defaultUnreachableTolerationSeconds: 300,
+});
+
+/** a resource by group, version and plural name (`{ group: '', version: 'v1', resource: 'pods' }`) */
+export interface ResourceRef {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** the objects plugins read and the few writes they make, as the API server itself (no admission user) */
+export class AdmissionObjects {
+  readonly #scheme: Scheme;
+  #registry?: Registry;
+
+  constructor(scheme: Scheme) {
+    this.#scheme = scheme;
+  }
+
+  /** called once the registry built with the chain exists */
+  bind(registry: Registry): void {
+    this.#registry = registry;
+  }
+
+  get registry(): Registry {
+    if (!this.#registry) throw new Error('admission objects used before the registry was bound');
+    return this.#registry;
+  }
+
+  target(ref: ResourceRef, namespace?: string, name?: string) {
+    const kind = this.#scheme.byResource(ref.group, ref.version, ref.resource);
+    if (!kind) return undefined;
+    return { kind, namespace: kind.namespaced ? namespace : undefined, name };
+  }
+
+  /** the object, or undefined when it (or its kind) does not exist */
+  async get(ref: ResourceRef, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const target = this.target(ref, namespace, name);
+    if (!target) return undefined;
+    try {
+      return await this.registry.get(target, {});
+    } catch (err) {
+      if (isApiError(err) && err.code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  /** every object of the resource (in `namespace` when given); none when the kind is not served */
+  async list(ref: ResourceRef, namespace?: string): Promise<KubeObject[]> {
+    const target = this.target(ref, namespace);
+    if (!target) return [];
+    return (await this.registry.list(target, {})).items;
+  }
+}
+
+export interface AdmissionPluginContext {
+  readonly objects: AdmissionObjects;
+  readonly authorizer?: Authorizer;
+  readonly flags: AdmissionFlags;
+  /** the plugin's configuration from --admission-control-config-file (undefined when none) */
+  readonly configuration?: unknown;
+}
+
+export const CORE = (resource: string): ResourceRef => ({ group: '', version: 'v1', resource });
