@@ -27,6 +27,11 @@ import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore } from '../storage/open';
 import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
+import { parseStoreUrl } from '../storage/open';
+import { ApiServerMetrics } from '../metrics/apiserver-metrics';
+import { TimedStore } from '../metrics/timed-store';
+import { sqliteFiles, startStoragePollers } from '../metrics/storage-pollers';
+import { kindPrefix } from '../api/registry/keys';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureServingPki } from './pki';
@@ -69,6 +74,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const lock = lockStore(config.storageUrl, { dataDir: config.dataDir });
   logger.info({ dataDir: config.dataDir, database: lock.database }, `Using data dir ${config.dataDir}`);
 
+  const metrics = new ApiServerMetrics();
   let store: Store;
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
@@ -79,6 +85,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     authn = authentication(config, adminClient.caCert, logger);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
+    // etcd_request_duration_seconds times the database itself, inside any encryption
+    store = new TimedStore(store, metrics);
     // values of the resources the encryption configuration names are sealed before they reach the database
     if (encryption) store = new EncryptingStore(store, encryption);
   } catch (err) {
@@ -88,6 +96,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   // an interval of 0 gives a compactor that never runs
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
+  let pollers: ReturnType<typeof startStoragePollers> | undefined;
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
   try {
@@ -108,6 +117,16 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
+    pollers = startStoragePollers({
+      store,
+      metrics,
+      resources: () => scheme.kinds.map((k) => ({ resource: k.storage.group ? `${k.storage.resource}.${k.storage.group}` : k.storage.resource, prefix: kindPrefix(k) })),
+      countPeriodMs: config.countMetricPollPeriodMs,
+      dbIntervalMs: config.dbMetricPollIntervalMs,
+      dbFiles: sqliteFiles(parseStoreUrl(config.storageUrl).file),
+      endpoint: config.storageUrl,
+      logger: logger.child({ component: 'metrics' }),
+    });
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -140,6 +159,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       version: versionInfo(),
       aggregated: aggregator,
       authenticator: authn.chain,
+      metrics,
+      profiling: config.profiling,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -161,6 +182,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const running = registry;
     const runningCrs = crs;
     const runningAggregator = aggregator;
+    const runningPollers = pollers;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -172,6 +194,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         }
         await closeGracefully(server, config.requestTimeoutMs);
         runningAggregator?.stop();
+        runningPollers.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -183,6 +206,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
     aggregator?.stop();
+    pollers?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();
