@@ -110,7 +110,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   };
   if (opts.aggregated) app.use(aggregatedProxy(opts.aggregated, trackWatch));
   const metrics = opts.metrics;
-  const debug = opts.profiling ? debugHandlers() : undefined;
+  const debug = opts.profiling ? debugHandlers({ requestTimeoutSeconds: o.requestTimeoutSeconds }) : undefined;
   if (metrics || debug) {
     app.use(async (ctx, next) => {
       if (metrics && ctx.path === '/metrics' && (ctx.method === 'GET' || ctx.method === 'HEAD')) return serveMetrics(ctx, metrics);

@@ -22,23 +22,32 @@ const profiles: Record<string, string> = {
   cmdline: 'the command line of this process',
 };
 
-/** kube's default and a cap that keeps a profile inside the request timeout's usual range */
+/** Go's default length of a CPU profile */
 const DEFAULT_SECONDS = 30;
-const MAX_SECONDS = 3600;
+
+export interface DebugOptions {
+  /** --request-timeout in seconds: a profile must end before the request would time out. Default 60 */
+  requestTimeoutSeconds?: number;
+}
 
 export interface DebugHandlers {
   /** true when the path is under /debug/pprof and was answered */
   serve(ctx: ApiContext): Promise<boolean>;
 }
 
-export function debugHandlers(): DebugHandlers {
+export function debugHandlers(opts: DebugOptions = {}): DebugHandlers {
   let profiling = false;
+  const timeout = opts.requestTimeoutSeconds ?? 60;
 
   async function cpuProfile(ctx: ApiContext): Promise<void> {
     const given = ctx.state.query.get('seconds');
     const seconds = given === null || given === '' ? DEFAULT_SECONDS : Number(given);
-    if (!Number.isInteger(seconds) || seconds <= 0 || seconds > MAX_SECONDS) {
-      throw new ApiError(400, 'BadRequest', `invalid value for "seconds": ${JSON.stringify(given)} (a whole number of seconds from 1 to ${MAX_SECONDS})`);
+    if (!Number.isInteger(seconds) || seconds <= 0) {
+      throw new ApiError(400, 'BadRequest', `invalid value for "seconds": ${JSON.stringify(given)} (a whole number of seconds)`);
+    }
+    // Go's pprof refuses a profile longer than the server's write timeout; ours is --request-timeout
+    if (seconds >= timeout) {
+      throw new ApiError(400, 'BadRequest', `profile duration exceeds server's request timeout (${seconds}s >= --request-timeout ${timeout}s)`);
     }
     // one at a time, as Go's runtime allows one CPU profile at a time
     if (profiling) throw new ApiError(500, 'InternalError', 'Could not enable CPU profiling: cpu profiling already in use');

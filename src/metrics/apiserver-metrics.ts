@@ -54,6 +54,13 @@ export class ApiServerMetrics {
     registers: [this.registry],
   });
 
+  readonly requestTerminations = new Counter({
+    name: 'apiserver_request_terminations_total',
+    help: 'Number of requests which apiserver terminated in self-defense.',
+    labelNames: [...sizeLabels, 'code'],
+    registers: [this.registry],
+  });
+
   readonly currentInflight = new Gauge({
     name: 'apiserver_current_inflight_requests',
     help: 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.',

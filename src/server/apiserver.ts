@@ -31,7 +31,7 @@ import { parseStoreUrl } from '../storage/open';
 import { ApiServerMetrics } from '../metrics/apiserver-metrics';
 import { TimedStore } from '../metrics/timed-store';
 import { sqliteFiles, startStoragePollers } from '../metrics/storage-pollers';
-import { kindPrefix } from '../api/registry/keys';
+import { storageLocation, storedResources } from '../metrics/stored-resources';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureServingPki } from './pki';
@@ -117,10 +117,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       definitions,
     }), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     await registry.bootstrap();
+    // kinds answered in memory have nothing stored to count
+    const unstored = new Set(['/componentstatuses', '/bindings', ...accessReviewKinds().map(storageLocation)]);
     pollers = startStoragePollers({
       store,
       metrics,
-      resources: () => scheme.kinds.map((k) => ({ resource: k.storage.group ? `${k.storage.resource}.${k.storage.group}` : k.storage.resource, prefix: kindPrefix(k) })),
+      resources: () => storedResources(scheme.kinds, unstored),
       countPeriodMs: config.countMetricPollPeriodMs,
       dbIntervalMs: config.dbMetricPollIntervalMs,
       dbFiles: sqliteFiles(parseStoreUrl(config.storageUrl).file),

@@ -9,7 +9,7 @@ import { ApiServerMetrics } from '../../src/metrics/apiserver-metrics';
 import { FakeRegistry } from '../http/fake-registry';
 import { gadgetKind, pieceKind, testVersion, widgetKind } from '../http/helpers';
 
-async function serve(t: Test, opts: { profiling?: boolean; metrics?: boolean } = {}) {
+async function serve(t: Test, opts: { profiling?: boolean; metrics?: boolean; requestTimeoutSeconds?: number } = {}) {
   const metrics = new ApiServerMetrics({ defaultCollectors: false });
   const registry = new FakeRegistry();
   const { app } = createApiServerApp({
@@ -20,6 +20,7 @@ async function serve(t: Test, opts: { profiling?: boolean; metrics?: boolean } =
     version: testVersion,
     metrics: opts.metrics === false ? undefined : metrics,
     profiling: opts.profiling,
+    options: { requestTimeoutSeconds: opts.requestTimeoutSeconds },
   });
   const server = http.createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -103,6 +104,17 @@ t.test('a client that leaves before the answer is an abort', async (t) => {
   t.equal(await value(metrics, 'apiserver_request_aborts_total', { verb: 'GET', resource: 'widgets', scope: 'resource' }), 1);
 });
 
+t.test('a request timeout (504) is a termination', async (t) => {
+  const { url, metrics, registry } = await serve(t, { requestTimeoutSeconds: 0.1 });
+  registry.delayMs = 400;
+  const res = await fetch(`${url}/apis/test.ballast.io/v1/namespaces/a/widgets/x`);
+  t.equal(res.status, 504);
+  await res.text();
+  await settle();
+  t.equal(await value(metrics, 'apiserver_request_terminations_total', { verb: 'GET', resource: 'widgets', code: '504' }), 1);
+  t.equal(await value(metrics, 'apiserver_request_total', { verb: 'GET', resource: 'widgets', code: '504' }), 1);
+});
+
 t.test('GET /metrics serves the Prometheus text', async (t) => {
   const { url } = await serve(t);
   await (await fetch(`${url}/api/v1/gadgets`)).text();
@@ -119,4 +131,38 @@ t.test('GET /metrics serves the Prometheus text', async (t) => {
 t.test('without metrics, /metrics is a 404', async (t) => {
   const { url } = await serve(t, { metrics: false });
   t.equal((await fetch(`${url}/metrics`)).status, 404);
+});
+
+t.test('--profiling: /debug/pprof/ serves a V8 CPU profile and heap snapshot', async (t) => {
+  const { url } = await serve(t, { profiling: true, requestTimeoutSeconds: 5 });
+  const index = await fetch(`${url}/debug/pprof/`);
+  t.equal(index.status, 200);
+  t.match(await index.text(), /profile\t.*\nheap\t/);
+  const [profile, busy] = await Promise.all([
+    fetch(`${url}/debug/pprof/profile?seconds=1`),
+    new Promise((r) => setTimeout(r, 100)).then(() => fetch(`${url}/debug/pprof/profile?seconds=1`)),
+  ]);
+  t.equal(profile.status, 200);
+  t.match(profile.headers.get('content-disposition'), /\.cpuprofile/);
+  const body = (await profile.json()) as { nodes: unknown[]; startTime: number; endTime: number };
+  t.ok(body.nodes.length > 0 && body.endTime > body.startTime, 'a V8 CPU profile');
+  t.equal(busy.status, 500, 'one CPU profile at a time');
+  t.match(((await busy.json()) as { message: string }).message, /already in use/);
+  const tooLong = await fetch(`${url}/debug/pprof/profile?seconds=5`);
+  t.equal(tooLong.status, 400, 'a profile must end before the request timeout');
+  t.match(((await tooLong.json()) as { message: string }).message, /exceeds server's request timeout/);
+  t.equal((await fetch(`${url}/debug/pprof/profile?seconds=-1`)).status, 400);
+  t.equal((await fetch(`${url}/debug/pprof/nothing`)).status, 404);
+  t.equal((await fetch(`${url}/debug/pprof/`, { method: 'POST' })).status, 405);
+  const heap = await fetch(`${url}/debug/pprof/heap`);
+  t.equal(heap.status, 200);
+  const snapshot = await heap.text();
+  t.match(snapshot.slice(0, 20), /^\{"snapshot":/);
+  t.ok(JSON.parse(snapshot).nodes.length > 0, 'a whole heap snapshot');
+});
+
+t.test('without --profiling, /debug/pprof/ is a 404', async (t) => {
+  const { url } = await serve(t, { profiling: false });
+  t.equal((await fetch(`${url}/debug/pprof/`)).status, 404);
+  t.equal((await fetch(`${url}/debug/pprof/profile?seconds=1`)).status, 404);
 });

@@ -62,3 +62,13 @@ t.test('etcd_request_duration_seconds times each store call by operation and res
   t.equal(await gauge(metrics, 'etcd_request_duration_seconds', { operation: 'list', type: 'configmaps', le: '+Inf' }), 1);
   t.equal(resourceOfKey('/other'), 'unknown');
 });
+
+t.test('stored resources: one per storage location, kinds without storage left out', async (t) => {
+  const { storedResources } = await import('../../src/metrics/stored-resources');
+  const k = (group: string, version: string, resource: string) => ({ group, version, resource, storage: { group, resource } }) as never;
+  const out = storedResources([k('', 'v1', 'configmaps'), k('batch', 'v1', 'cronjobs'), k('batch', 'v1beta1', 'cronjobs'), k('', 'v1', 'componentstatuses')], new Set(['/componentstatuses']));
+  t.same(out, [
+    { resource: 'configmaps', prefix: '/registry/core/configmaps/' },
+    { resource: 'cronjobs.batch', prefix: '/registry/batch/cronjobs/' },
+  ]);
+});

@@ -1,7 +1,8 @@
 /**
  * Request metrics (kube's instrumentation of every handler): apiserver_request_total,
  * apiserver_request_duration_seconds, apiserver_response_sizes, apiserver_current_inflight_requests,
- * apiserver_longrunning_requests, apiserver_registered_watchers and apiserver_request_aborts_total.
+ * apiserver_longrunning_requests, apiserver_registered_watchers, apiserver_request_aborts_total and
+ * apiserver_request_terminations_total (the 504s of --request-timeout).
  *
  * A request is recorded when its response closes, so the code is the one the client received
  * (including every error Status and Koa's own answers) and a watch counts once, when it ends.
@@ -47,6 +48,8 @@ export function requestMetrics(o: RequestMetricsOptions): ApiMiddleware {
       if (watcherLabels) m.registeredWatchers.dec(watcherLabels);
       const res = ctx.res;
       m.requestTotal.inc({ ...labels, code: String(res.statusCode) });
+      // only the timeout filter answers 504 here (kube counts its timeouts as terminations)
+      if (res.statusCode === 504 && !longRunning) m.requestTerminations.inc({ ...sizeLabels, code: '504' });
       m.requestDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
       if (labels.verb === 'GET' || labels.verb === 'LIST') {
         const size = responseSize(ctx);
