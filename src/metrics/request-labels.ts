@@ -20,6 +20,9 @@ const instrumentedPaths = /^\/(healthz|livez|readyz|metrics)(\/[^/]*)?$/;
 
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
+/** the verbs kube reports; any other method is `other`, so odd methods cannot add series */
+const reportedVerbs = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
+
 /**
  * kube's scope: `resource` for one named object (and every create), `namespace` for a namespaced
  * collection, `cluster` for a cluster-wide one, '' for non-resource requests
@@ -32,19 +35,19 @@ export function requestScope(info: RequestInfo): string {
 }
 
 /**
- * kube's reported verb: the upper-case HTTP method, except LIST for collection reads, WATCH for
- * watches (either form), APPLY for server-side apply patches, and CONNECT for the streaming
- * subresources
+ * kube's reported verb: the upper-case HTTP method (HEAD as GET), except LIST for collection reads,
+ * WATCH for watches (either form) and APPLY for server-side apply patches; a deletecollection is a
+ * DELETE and an exec a POST, as kube reports them. Unknown methods are `other`.
  */
 export function reportedVerb(method: string, info: RequestInfo, contentType = ''): string {
-  const m = method.toUpperCase();
-  if (!info.isResourceRequest) return m === 'HEAD' ? 'GET' : m;
-  if (info.verb === 'watch') return 'WATCH';
-  if (info.verb === 'list') return 'LIST';
-  if (m === 'HEAD') return 'GET';
-  if (m === 'PATCH' && contentType.split(';')[0].trim().toLowerCase() === APPLY_PATCH) return 'APPLY';
-  if (info.subresource && ['proxy', 'attach', 'exec', 'portforward'].includes(info.subresource) && m !== 'GET') return 'CONNECT';
-  return m;
+  let m = method.toUpperCase();
+  if (m === 'HEAD') m = 'GET';
+  if (info.isResourceRequest) {
+    if (info.verb === 'watch') return 'WATCH';
+    if (info.verb === 'list') return 'LIST';
+    if (m === 'PATCH' && contentType.split(';')[0].trim().toLowerCase() === APPLY_PATCH) return 'APPLY';
+  }
+  return reportedVerbs.has(m) ? m : 'other';
 }
 
 /**

@@ -20,7 +20,9 @@ t.test('verbs as kube reports them', async (t) => {
   t.equal(labels('DELETE', '/api/v1/namespaces/a/configmaps/x').verb, 'DELETE');
   t.equal(labels('DELETE', '/api/v1/namespaces/a/configmaps').verb, 'DELETE', 'deletecollection is reported as DELETE');
   t.equal(labels('HEAD', '/api/v1/namespaces/a/configmaps/x').verb, 'GET');
-  t.equal(labels('POST', '/api/v1/namespaces/a/pods/p/exec').verb, 'CONNECT');
+  t.equal(labels('POST', '/api/v1/namespaces/a/pods/p/exec').verb, 'POST', 'connect subresources are reported by method, as kube does');
+  t.equal(labels('OPTIONS', '/api/v1/namespaces/a/configmaps/x').verb, 'other', 'unknown methods share one value');
+  t.equal(labels('BREW', '/version').verb, 'other');
   t.equal(reportedVerb('GET', { isResourceRequest: false, verb: 'get', path: '/healthz' }), 'GET');
 });
 
