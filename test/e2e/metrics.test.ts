@@ -48,6 +48,11 @@ t.test('kubectl get --raw /metrics shows requests and stored objects', async (t)
   t.equal(sample(second, 'apiserver_storage_objects', { resource: 'configmaps' }), stored, 'stored configmaps match the API');
   t.ok((sample(second, 'apiserver_storage_db_total_size_in_bytes', {}) ?? 0) > 0, 'the database size');
   t.ok((sample(second, 'etcd_db_total_size_in_bytes', {}) ?? 0) > 0, "and under kube 1.20's name");
+
+  if (!missingKubectl('1.20')) {
+    const old = await kubectlFor(t, '1.20', server).ok(['get', '--raw', '/metrics']);
+    t.ok((sample(old, 'apiserver_request_total', created) ?? 0) >= 4, 'kubectl 1.20 reads the same metrics');
+  }
 });
 
 t.test('a one second CPU profile is V8 .cpuprofile JSON', async (t) => {
