@@ -1,11 +1,13 @@
 /**
  * The API server's Koa app. The middleware order, outermost first:
  *
- *   request id -> request log -> error Status -> request timeout -> authentication -> audit
- *     -> impersonation -> in-flight limits -> authorization -> aggregated APIs -> routes
+ *   request id -> request log -> metrics -> error Status -> request timeout -> authentication
+ *     -> audit -> impersonation -> in-flight limits -> authorization -> aggregated APIs
+ *     -> /metrics, /debug/pprof -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
+ * metrics         every request counted and timed as kube does (apiserver_request_total, ...)
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
  * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication; audited by kube's
@@ -15,6 +17,7 @@
  * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
+ * /metrics        the Prometheus text of the metrics registry; /debug/pprof/* with --profiling
  * routes          resources, discovery, /version, health
  */
 import Koa from 'koa';
@@ -30,6 +33,9 @@ import { createAuditing } from './middleware/audit';
 import type { AuditOptions } from './middleware/audit';
 import { authentication } from './middleware/authentication';
 import { authorization } from './middleware/authorization';
+import { requestMetrics, serveMetrics } from './middleware/metrics';
+import type { ApiServerMetrics } from '../metrics/apiserver-metrics';
+import { debugHandlers } from './debug';
 import { errorStatus } from './middleware/error-status';
 import { impersonation } from './middleware/impersonation';
 import { inflightLimit } from './middleware/inflight-limit';
@@ -63,6 +69,10 @@ export interface ApiServerAppOptions {
   audit?: AuditOptions;
   /** JSON documents at fixed non-resource paths (the service account issuer's discovery) */
   documents?: RoutesOptions['documents'];
+  /** request metrics and GET /metrics; without it neither */
+  metrics?: ApiServerMetrics;
+  /** --profiling: serve /debug/pprof/ */
+  profiling?: boolean;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -97,6 +107,10 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
 
   app.use(requestId());
   app.use(requestLog(opts.logger));
+  if (opts.metrics) {
+    const kindOf = (g: string, v: string, r: string) => opts.scheme.byResource(g, v, r)?.kind;
+    app.use(requestMetrics({ metrics: opts.metrics, kindOf }));
+  }
   app.use(errorStatus());
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
   const auditing = opts.audit && createAuditing({ maxBodyBytes: o.maxRequestBodyBytes, ...opts.audit });
@@ -111,6 +125,15 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
     return () => openWatches.delete(close);
   };
   if (opts.aggregated) app.use(aggregatedProxy(opts.aggregated, trackWatch));
+  const metrics = opts.metrics;
+  const debug = opts.profiling ? debugHandlers({ requestTimeoutSeconds: o.requestTimeoutSeconds }) : undefined;
+  if (metrics || debug) {
+    app.use(async (ctx, next) => {
+      if (metrics && ctx.path === '/metrics' && (ctx.method === 'GET' || ctx.method === 'HEAD')) return serveMetrics(ctx, metrics);
+      if (debug && (await debug.serve(ctx))) return;
+      return next();
+    });
+  }
   app.use(
     routes({
       scheme: opts.scheme,

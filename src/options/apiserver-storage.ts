@@ -78,8 +78,16 @@ export const etcdOptions: OptionGroup = Object.freeze({
     option('etcd-certfile', 'string', 'client certificate for TLS to the storage servers'),
     option('etcd-keyfile', 'string', 'client key for TLS to the storage servers'),
     option('etcd-prefix', 'string', 'key prefix of every resource in storage', { default: '/registry' }),
-    option('etcd-count-metric-poll-period', 'duration', 'how often per-kind object counts are refreshed; 0 turns it off', { default: '1m0s' }),
-    option('etcd-db-metric-poll-interval', 'duration', 'how often the database size metric is refreshed; 0 turns it off', { default: '30s' }),
+    option('etcd-count-metric-poll-period', 'duration', 'how often the per-resource object counts of /metrics (apiserver_storage_objects) are refreshed; 0 turns them off', {
+      default: '1m0s',
+      supported: true,
+      validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
+    }),
+    option('etcd-db-metric-poll-interval', 'duration', 'how often the database size of /metrics (apiserver_storage_db_total_size_in_bytes: the SQLite file plus its WAL) is refreshed; 0 turns it off', {
+      default: '30s',
+      supported: true,
+      validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
+    }),
     option('etcd-healthcheck-timeout', 'duration', 'time limit of the storage health check', { default: '2s' }),
     option('watch-cache', 'bool', 'keep a watch cache: per resource, the current objects and recent events in memory for rv=0/NotOlderThan reads and watch starts', {
       default: 'true',

@@ -127,6 +127,12 @@ export interface ApiServerConfig {
     readonly defaultNotReadyTolerationSeconds: number;
     readonly defaultUnreachableTolerationSeconds: number;
   };
+  /** --profiling: /debug/pprof/ is served */
+  readonly profiling: boolean;
+  /** --etcd-count-metric-poll-period; 0 = off */
+  readonly countMetricPollPeriodMs: number;
+  /** --etcd-db-metric-poll-interval; 0 = off */
+  readonly dbMetricPollIntervalMs: number;
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
@@ -270,6 +276,9 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       defaultNotReadyTolerationSeconds: parsed.number('default-not-ready-toleration-seconds') ?? 300,
       defaultUnreachableTolerationSeconds: parsed.number('default-unreachable-toleration-seconds') ?? 300,
     }),
+    profiling: parsed.bool('profiling'),
+    countMetricPollPeriodMs: parsed.number('etcd-count-metric-poll-period') ?? 60_000,
+    dbMetricPollIntervalMs: parsed.number('etcd-db-metric-poll-interval') ?? 30_000,
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
     runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),

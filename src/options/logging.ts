@@ -44,8 +44,11 @@ export const loggingOptions: OptionGroup = Object.freeze({
 export const generalOptions: OptionGroup = Object.freeze({
   title: 'General flags',
   options: [
-    option('profiling', 'bool', 'serve profiling data under /debug/pprof/', { default: 'true' }),
-    option('contention-profiling', 'bool', 'also profile lock contention, when profiling is on'),
+    option('profiling', 'bool', 'serve profiling data under /debug/pprof/: profile?seconds=N is a CPU profile in V8 .cpuprofile JSON (not pprof), heap a V8 heap snapshot', {
+      default: 'true',
+      supported: true,
+    }),
+    option('contention-profiling', 'bool', 'also profile lock contention, when profiling is on (Node has no lock contention profile: accepted, no effect)'),
     option('permit-port-sharing', 'bool', 'bind with address reuse so several servers can share one address and port', { default: 'false' }),
     option('http2-max-streams-per-connection', 'int', 'concurrent streams offered to each HTTP/2 client; 0 keeps the library default'),
     option('show-hidden-metrics-for-version', 'string', 'earlier minor release (<major>.<minor>) whose hidden metrics are shown again'),

@@ -45,9 +45,13 @@ import type { Registry } from '../api/registry/types';
 import { startServer } from '../http/server';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
-import { lockStore, openStore } from '../storage/open';
+import { lockStore, openStore, parseStoreUrl } from '../storage/open';
 import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
+import { ApiServerMetrics } from '../metrics/apiserver-metrics';
+import { TimedStore } from '../metrics/timed-store';
+import { sqliteFiles, startStoragePollers } from '../metrics/storage-pollers';
+import { storageLocation, storedResources } from '../metrics/stored-resources';
 import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureClientPki, ensureServiceAccountKeyPair, ensureServingPki } from './pki';
@@ -91,6 +95,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const lock = lockStore(config.storageUrl, { dataDir: config.dataDir });
   logger.info({ dataDir: config.dataDir, database: lock.database }, `Using data dir ${config.dataDir}`);
 
+  const metrics = new ApiServerMetrics();
   let store: Store;
   let tls: ServingPki;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
@@ -119,6 +124,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     authn = authentication(config, adminClient.caCert, logger, lookup);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
+    // etcd_request_duration_seconds times the database itself, inside any encryption
+    store = new TimedStore(store, metrics);
     // values of the resources the encryption configuration names are sealed before they reach the database
     if (encryption) store = new EncryptingStore(store, encryption);
   } catch (err) {
@@ -129,6 +136,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   // an interval of 0 gives a compactor that never runs
   const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
   let registry: ReturnType<typeof createRegistry> | undefined;
+  let pollers: ReturnType<typeof startStoragePollers> | undefined;
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
   let services: RegistryInformer | undefined;
@@ -236,6 +244,18 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     await services.synced;
     rbacInformers.start();
     nodeGraph?.start();
+    // kinds answered in memory have nothing stored to count
+    const unstored = new Set(['/componentstatuses', '/bindings', ...accessReviewKinds().map(storageLocation)]);
+    pollers = startStoragePollers({
+      store,
+      metrics,
+      resources: () => storedResources(scheme.kinds, unstored),
+      countPeriodMs: config.countMetricPollPeriodMs,
+      dbIntervalMs: config.dbMetricPollIntervalMs,
+      dbFiles: sqliteFiles(parseStoreUrl(config.storageUrl).file),
+      endpoint: config.storageUrl,
+      logger: logger.child({ component: 'metrics' }),
+    });
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -271,6 +291,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       audit,
       authorizer,
       documents: authn.documents,
+      metrics,
+      profiling: config.profiling,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -294,6 +316,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const runningCrs = crs;
     const runningAggregator = aggregator;
     const runningInformers = rbacInformers;
+    const runningPollers = pollers;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -309,6 +332,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         runningInformers.stop();
         nodeGraph?.stop();
         closeWebhooks?.();
+        runningPollers.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -326,6 +350,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     rbacInformers?.stop();
     nodeGraph?.stop();
     closeWebhooks?.();
+    pollers?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();

@@ -86,13 +86,13 @@ t.test('everything after -- is an argument', async (t) => {
 });
 
 t.test('apiServerConfig resolves paths and the storage URL from the data dir', async (t) => {
-  const c = apiServerConfig(parse('--data-dir', '/srv/b', '--etcd-compaction-interval=0', '--logging-format=json', '--profiling=false'));
+  const c = apiServerConfig(parse('--data-dir', '/srv/b', '--etcd-compaction-interval=0', '--logging-format=json', '--contention-profiling'));
   t.equal(c.dataDir, '/srv/b');
   t.equal(c.certDir, '/srv/b/pki');
   t.equal(c.storageUrl, 'sqlite:///srv/b/state.db');
   t.equal(c.compactionIntervalMs, 0);
   t.equal(c.loggingFormat, 'json');
-  t.same(c.ignoredFlags, ['profiling']);
+  t.same(c.ignoredFlags, ['contention-profiling']);
   // (this used a postgres:// URL before --etcd-servers was checked while parsing; PostgreSQL is not served yet)
   const d = apiServerConfig(parse('--data-dir=/x', '--etcd-servers=sqlite:///srv/k.db', '--cert-dir=/certs'));
   t.equal(d.storageUrl, 'sqlite:///srv/k.db');

@@ -69,6 +69,6 @@ t.test('--logging-format=json writes JSON lines; -v 4 is accepted', { skip }, as
 });
 
 t.test('flags that are accepted but not acted on are named at start-up', { skip }, async (t) => {
-  const server = await startApiServer(t, { args: ['--profiling=false', '--authorization-mode=RBAC'] });
-  t.match(server.output, /accepted but have no effect yet.*--profiling/);
+  const server = await startApiServer(t, { args: ['--contention-profiling', '--authorization-mode=RBAC'] });
+  t.match(server.output, /accepted but have no effect yet.*--contention-profiling/);
 });
