@@ -2,14 +2,15 @@
  * The API server's Koa app. The middleware order, outermost first:
  *
  *   request id -> request log -> error Status -> request timeout -> authentication
- *     -> in-flight limits -> authorization -> aggregated APIs -> routes
+ *     -> priority and fairness (or in-flight limits) -> authorization -> aggregated APIs -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
  * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication)
- * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
+ * APF             classified by FlowSchemas, queued for a seat of its priority level, or 429 (watches exempt)
+ * in-flight       without APF: 429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
  * routes          resources, discovery, /version, health
@@ -27,6 +28,8 @@ import { authentication } from './middleware/authentication';
 import { authorization } from './middleware/authorization';
 import { errorStatus } from './middleware/error-status';
 import { inflightLimit } from './middleware/inflight-limit';
+import { priorityAndFairness } from './middleware/priority-and-fairness';
+import type { RequestFlowControl } from './middleware/priority-and-fairness';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
 import { requestTimeout } from './middleware/request-timeout';
@@ -52,6 +55,8 @@ export interface ApiServerAppOptions {
   authenticator?: ChainAuthenticator;
   /** what the caller may do; without one every request is allowed (kube's AlwaysAllow) */
   authorizer?: Authorizer;
+  /** API Priority and Fairness (--enable-priority-and-fairness); without it the plain in-flight limits apply */
+  flowControl?: RequestFlowControl;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -89,7 +94,8 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   app.use(errorStatus());
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
   if (opts.authenticator) app.use(authentication(opts.authenticator));
-  app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
+  if (opts.flowControl) app.use(priorityAndFairness(opts.flowControl));
+  else app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
   if (opts.authorizer) app.use(authorization(opts.authorizer));
   const trackWatch = (close: () => void): (() => void) => {
     openWatches.add(close);

@@ -58,6 +58,8 @@ export interface ApiServerConfig {
   readonly minRequestTimeoutSeconds: number;
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness: APF in place of the plain in-flight limits */
+  readonly enablePriorityAndFairness: boolean;
   readonly shutdownDelayMs: number;
   /** --watch-cache, --default-watch-cache-size, --watch-cache-sizes (resource[.group] -> size) */
   readonly watchCache: { readonly enabled: boolean; readonly defaultSize: number; readonly sizes: ReadonlyMap<string, number> };
@@ -134,6 +136,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     minRequestTimeoutSeconds: parsed.number('min-request-timeout') ?? 1800,
     maxRequestsInflight: parsed.number('max-requests-inflight') ?? 400,
     maxMutatingRequestsInflight: parsed.number('max-mutating-requests-inflight') ?? 200,
+    enablePriorityAndFairness: parsed.bool('enable-priority-and-fairness'),
     shutdownDelayMs: parsed.number('shutdown-delay-duration') ?? 0,
     watchCache: Object.freeze({
       enabled: parsed.bool('watch-cache'),

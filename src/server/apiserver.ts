@@ -15,6 +15,8 @@ import { withVirtualKinds } from '../api/virtual/index';
 import { RuntimeConfigError, filterByRuntimeConfig } from '../api/runtime-config';
 import { FlagError } from '../options/types';
 import { createApiServerApp } from '../http/app';
+import { FlowControl } from '../flowcontrol/flow-control';
+import { FlowControlController } from '../flowcontrol/controller';
 import { authenticatorChain } from '../auth/authenticator';
 import type { RequestAuthenticator } from '../auth/authenticator';
 import { X509Authenticator } from '../auth/authn/x509';
@@ -90,6 +92,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let registry: ReturnType<typeof createRegistry> | undefined;
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
+  let apf: FlowControlController | undefined;
   try {
     const scheme = new Scheme(kinds);
     // access reviews are answered in memory by the authorizer (kube's AlwaysAllow mode for now)
@@ -125,6 +128,22 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       headerNames: config.requestHeaders,
     });
     await aggregator?.start();
+    // API Priority and Fairness: seats from both in-flight limits, queue waits up to a quarter of
+    // --request-timeout (kube's requestWaitLimit); the configuration follows the stored objects
+    let flowControl: FlowControl | undefined;
+    if (config.enablePriorityAndFairness) {
+      flowControl = new FlowControl({
+        serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
+        requestWaitLimitMs: config.requestTimeoutMs / 4,
+      });
+      const served = (resource: string) => scheme.kinds.find((k) => k.group === 'flowcontrol.apiserver.k8s.io' && k.resource === resource);
+      const flowSchemas = served('flowschemas');
+      const priorityLevels = served('prioritylevelconfigurations');
+      if (flowSchemas && priorityLevels) {
+        apf = new FlowControlController({ registry, flowControl, kinds: { flowSchemas, priorityLevels }, logger: logger.child({ component: 'flowcontrol' }) });
+        await apf.start();
+      }
+    }
 
     const api = createApiServerApp({
       scheme,
@@ -140,6 +159,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       version: versionInfo(),
       aggregated: aggregator,
       authenticator: authn.chain,
+      flowControl,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -161,6 +181,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const running = registry;
     const runningCrs = crs;
     const runningAggregator = aggregator;
+    const runningApf = apf;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -172,6 +193,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         }
         await closeGracefully(server, config.requestTimeoutMs);
         runningAggregator?.stop();
+        runningApf?.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -183,6 +205,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
     aggregator?.stop();
+    apf?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();
