@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import t from 'tap';
-import { startApiServer, tempDir, waitFor } from './harness';
+import { kubectlFor, missingKubectl, startApiServer, tempDir, waitFor } from './harness';
 import type { ApiServerProcess, HttpResult } from './harness';
 
 const json = { 'content-type': 'application/json' };
@@ -107,6 +107,21 @@ t.test('a tiny priority level queues one request, rejects the rest; the admin is
   t.equal(served.status, 201, served.body);
   const after = await server.requestWithoutCert('GET', '/api/v1/namespaces/default/configmaps', undefined, alice);
   t.equal(after.status, 200, 'the seat is free again');
+
+  // watches are long-running: kube 1.20 neither classifies nor counts them
+  const watch = await server.requestWithoutCert('GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1', undefined, alice);
+  t.equal(watch.status, 200);
+  t.equal(watch.headers['x-kubernetes-pf-flowschema-uid'], undefined);
+
+  const skip = missingKubectl('1.32');
+  if (!skip) {
+    // what kubectl shows of the headers at -v=8
+    const r = await kubectlFor(t, '1.32', server, { token: 'secret-alice' }).run(['get', '--raw', '/api/v1/namespaces/default/configmaps', '-v=8']);
+    t.match(r.stderr, new RegExp(`X-Kubernetes-Pf-Flowschema-Uid: ${schemaUid}`, 'i'));
+    t.match(r.stderr, new RegExp(`X-Kubernetes-Pf-Prioritylevel-Uid: ${levelUid}`, 'i'));
+  } else {
+    t.comment(`kubectl -v=8 check skipped: ${skip}`);
+  }
 });
 
 t.test('a FlowSchema naming a missing level is Dangling; the level appearing clears it', async (t) => {
