@@ -108,6 +108,20 @@ t.test('a tiny priority level queues one request, rejects the rest; the admin is
   const after = await server.requestWithoutCert('GET', '/api/v1/namespaces/default/configmaps', undefined, alice);
   t.equal(after.status, 200, 'the seat is free again');
 
+  // a changed level applies without a restart: Reject answers at once instead of queuing (2s)
+  const patched = await server.request('PATCH', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/tiny',
+    JSON.stringify({ spec: { limited: { limitResponse: { type: 'Reject', queuing: null } } } }), { 'content-type': 'application/merge-patch+json' });
+  t.equal(patched.status, 200, patched.body);
+  await new Promise((r) => setTimeout(r, 500));
+  const holder = slowPost(server, 'holder');
+  await new Promise((r) => setTimeout(r, 300));
+  const started = Date.now();
+  const rejected = await server.requestWithoutCert('GET', '/api/v1/namespaces/default/configmaps', undefined, alice);
+  t.equal(rejected.status, 429);
+  t.ok(Date.now() - started < 1500, `rejected without waiting (${Date.now() - started} ms)`);
+  holder.finish();
+  t.equal((await holder.done).status, 201);
+
   // watches are long-running: kube 1.20 neither classifies nor counts them
   const watch = await server.requestWithoutCert('GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1', undefined, alice);
   t.equal(watch.status, 200);
