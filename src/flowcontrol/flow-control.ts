@@ -114,6 +114,16 @@ export class FlowControl {
       if (qs) qs.setConfig(config);
       else this.#queueSets.set(l.name, new QueueSet({ config, now: this.#opts.now }));
     }
+    // a level deleted (or made Exempt) keeps its queue set only while requests still use it
+    const current = new Set(limited.map((l) => l.name));
+    for (const [name, qs] of this.#queueSets) {
+      if (!current.has(name) && qs.executing === 0 && qs.waiting === 0) this.#queueSets.delete(name);
+    }
+  }
+
+  /** the priority levels that have a queue set now (for tests) */
+  get queuedLevels(): string[] {
+    return [...this.#queueSets.keys()];
   }
 
   /** the seats each Limited level has now (for tests and logs) */

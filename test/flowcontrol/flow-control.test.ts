@@ -89,3 +89,15 @@ t.test('a queue of length 1: one waits, the next is rejected, the waiter times o
   await t.rejects(fc.admit(c), new RequestRejected('queue-full'));
   await t.rejects(waiting, new RequestRejected('time-out'));
 });
+
+t.test('a deleted level drops its queue set once idle', async (t) => {
+  const fc = new FlowControl({ serverConcurrencyLimit: 4, requestWaitLimitMs: 1000 });
+  fc.update([schema('mine', 'gone', 10)], [level('gone', 1, { type: 'Reject' })]);
+  const seat = await fc.admit(fc.classify(alice, pods));
+  fc.update([], []);
+  t.ok(fc.queuedLevels.includes('gone'), 'kept while its request runs');
+  seat.release();
+  fc.update([], []);
+  t.notOk(fc.queuedLevels.includes('gone'));
+  t.ok(fc.queuedLevels.includes('catch-all'));
+});
