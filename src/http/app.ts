@@ -2,8 +2,8 @@
  * The API server's Koa app. The middleware order, outermost first:
  *
  *   request id -> request log -> metrics -> error Status -> request timeout -> authentication
- *     -> audit -> impersonation -> in-flight limits -> authorization -> aggregated APIs
- *     -> /metrics, /debug/pprof -> routes
+ *     -> audit -> impersonation -> priority and fairness (or in-flight limits) -> authorization
+ *     -> aggregated APIs -> /metrics, /debug/pprof -> routes
  *
  * request id      `Audit-Id` for every request
  * request log     per-request pino child, request info parsed once, one line when the request ends
@@ -14,7 +14,8 @@
  *                 failed-authentication audit when auditing is on)
  * audit           audit events for the request at each stage its policy keeps (kube's WithAudit)
  * impersonation   Impersonate-* headers replace the caller when the authorizer allows it, or 403
- * in-flight       429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
+ * APF             classified by FlowSchemas, queued for a seat of its priority level, or 429 (watches exempt)
+ * in-flight       without APF: 429 over --max-requests-inflight / --max-mutating-requests-inflight (watches exempt)
  * authorization   the authorizer's decision on the request, or 403 (kube's WithAuthorization)
  * aggregated APIs requests for group/versions extension servers serve are proxied to them
  * /metrics        the Prometheus text of the metrics registry; /debug/pprof/* with --profiling
@@ -39,6 +40,8 @@ import { debugHandlers } from './debug';
 import { errorStatus } from './middleware/error-status';
 import { impersonation } from './middleware/impersonation';
 import { inflightLimit } from './middleware/inflight-limit';
+import { priorityAndFairness } from './middleware/priority-and-fairness';
+import type { RequestFlowControl } from './middleware/priority-and-fairness';
 import { requestId } from './middleware/request-id';
 import { requestLog } from './middleware/request-log';
 import { requestTimeout } from './middleware/request-timeout';
@@ -73,6 +76,8 @@ export interface ApiServerAppOptions {
   metrics?: ApiServerMetrics;
   /** --profiling: serve /debug/pprof/ */
   profiling?: boolean;
+  /** API Priority and Fairness (--enable-priority-and-fairness); without it the plain in-flight limits apply */
+  flowControl?: RequestFlowControl;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -118,7 +123,8 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   if (opts.authenticator) app.use(authentication(opts.authenticator));
   if (auditing) app.use(auditing.audit);
   if (opts.authenticator && opts.authorizer) app.use(impersonation(opts.authorizer));
-  app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
+  if (opts.flowControl) app.use(priorityAndFairness(opts.flowControl));
+  else app.use(inflightLimit({ maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight }));
   if (opts.authorizer) app.use(authorization(auditing ? auditing.recordDecisions(opts.authorizer) : opts.authorizer));
   const trackWatch = (close: () => void): (() => void) => {
     openWatches.add(close);

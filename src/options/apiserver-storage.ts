@@ -18,7 +18,10 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
     option('proxy-client-key-file', 'string', 'key of --proxy-client-cert-file', { supported: true }),
     option('egress-selector-config-file', 'string', 'egress selector configuration file'),
     option('enable-garbage-collector', 'bool', 'run the generic garbage collector; must match the controller manager', { default: 'true' }),
-    option('enable-priority-and-fairness', 'bool', 'use priority-and-fairness queueing instead of the plain in-flight limits', { default: 'true' }),
+    option('enable-priority-and-fairness', 'bool', 'classify requests by FlowSchemas and queue them fairly per priority level (seats from --max-requests-inflight plus --max-mutating-requests-inflight) instead of the plain in-flight limits', {
+      default: 'true',
+      supported: true,
+    }),
     option('endpoint-reconciler-type', 'string', 'how the "kubernetes" service endpoints are kept: master-count, lease or none', {
       default: 'lease',
       validate: oneOf('master-count', 'lease', 'none'),

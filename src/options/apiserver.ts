@@ -64,6 +64,8 @@ export interface ApiServerConfig {
   readonly minRequestTimeoutSeconds: number;
   readonly maxRequestsInflight: number;
   readonly maxMutatingRequestsInflight: number;
+  /** --enable-priority-and-fairness: APF in place of the plain in-flight limits */
+  readonly enablePriorityAndFairness: boolean;
   readonly shutdownDelayMs: number;
   /** --watch-cache, --default-watch-cache-size, --watch-cache-sizes (resource[.group] -> size) */
   readonly watchCache: { readonly enabled: boolean; readonly defaultSize: number; readonly sizes: ReadonlyMap<string, number> };
@@ -222,6 +224,13 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     // Several etcd members make sense for etcd; one SQL database is one URL.
     throw new FlagError(`--etcd-servers takes one storage URL in Ballast, got ${servers.length}`);
   }
+  const enablePriorityAndFairness = parsed.bool('enable-priority-and-fairness');
+  const maxRequestsInflight = parsed.number('max-requests-inflight') ?? 400;
+  const maxMutatingRequestsInflight = parsed.number('max-mutating-requests-inflight') ?? 200;
+  if (enablePriorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
+    // APF shares this sum among its priority levels (kube's server run options refuse it the same way)
+    throw new FlagError('--max-requests-inflight plus --max-mutating-requests-inflight must be positive when --enable-priority-and-fairness is true');
+  }
   return Object.freeze({
     dataDir,
     bindAddress: parsed.string('bind-address') || '0.0.0.0',
@@ -236,8 +245,9 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     compactionIntervalMs: parsed.number('etcd-compaction-interval') ?? 300_000,
     requestTimeoutMs: parsed.number('request-timeout') ?? 60_000,
     minRequestTimeoutSeconds: parsed.number('min-request-timeout') ?? 1800,
-    maxRequestsInflight: parsed.number('max-requests-inflight') ?? 400,
-    maxMutatingRequestsInflight: parsed.number('max-mutating-requests-inflight') ?? 200,
+    maxRequestsInflight,
+    maxMutatingRequestsInflight,
+    enablePriorityAndFairness,
     shutdownDelayMs: parsed.number('shutdown-delay-duration') ?? 0,
     watchCache: Object.freeze({
       enabled: parsed.bool('watch-cache'),

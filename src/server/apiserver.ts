@@ -32,6 +32,8 @@ import { FlagError } from '../options/types';
 import { createApiServerApp } from '../http/app';
 import { setupAudit } from '../audit/setup';
 import type { AuditSetup } from '../audit/setup';
+import { FlowControl } from '../flowcontrol/flow-control';
+import { FlowControlController } from '../flowcontrol/controller';
 import { authenticatorChain } from '../auth/authenticator';
 import type { RequestAuthenticator } from '../auth/authenticator';
 import { X509Authenticator } from '../auth/authn/x509';
@@ -143,6 +145,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let rbacInformers: RbacInformers | undefined;
   let nodeGraph: InformerNodeGraph | undefined;
   let closeWebhooks: (() => void) | undefined;
+  let apf: FlowControlController | undefined;
   try {
     const scheme = new Scheme(kinds);
     // TokenRequest (serviceaccounts/token) is answered by the token issuer, without storage
@@ -273,6 +276,22 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       headerNames: config.requestHeaders,
     });
     await aggregator?.start();
+    // API Priority and Fairness: seats from both in-flight limits, queue waits up to a quarter of
+    // --request-timeout (kube's requestWaitLimit); the configuration follows the stored objects
+    let flowControl: FlowControl | undefined;
+    if (config.enablePriorityAndFairness) {
+      flowControl = new FlowControl({
+        serverConcurrencyLimit: config.maxRequestsInflight + config.maxMutatingRequestsInflight,
+        requestWaitLimitMs: config.requestTimeoutMs / 4,
+      });
+      const served = (resource: string) => scheme.kinds.find((k) => k.group === 'flowcontrol.apiserver.k8s.io' && k.resource === resource);
+      const flowSchemas = served('flowschemas');
+      const priorityLevels = served('prioritylevelconfigurations');
+      if (flowSchemas && priorityLevels) {
+        apf = new FlowControlController({ registry, flowControl, kinds: { flowSchemas, priorityLevels }, logger: logger.child({ component: 'flowcontrol' }) });
+        await apf.start();
+      }
+    }
 
     const api = createApiServerApp({
       scheme,
@@ -293,6 +312,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       documents: authn.documents,
       metrics,
       profiling: config.profiling,
+      flowControl,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
@@ -317,6 +337,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     const runningAggregator = aggregator;
     const runningInformers = rbacInformers;
     const runningPollers = pollers;
+    const runningApf = apf;
     let stopping: Promise<void> | undefined;
     const shutdown = (): Promise<void> =>
       (stopping ??= (async () => {
@@ -333,6 +354,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         nodeGraph?.stop();
         closeWebhooks?.();
         runningPollers.stop();
+        runningApf?.stop();
         runningCrs.close();
         await running.close();
         await running.idle();
@@ -351,6 +373,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     nodeGraph?.stop();
     closeWebhooks?.();
     pollers?.stop();
+    apf?.stop();
     crs?.close();
     await registry?.close();
     compactor.stop();

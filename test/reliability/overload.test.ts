@@ -3,6 +3,8 @@
  * many slow clients (each trickles its request body over ~300 ms, holding a slot, as slow clients
  * do) -> the excess gets 429 TooManyRequests with Retry-After, admitted requests keep their latency
  * (p50 compared with a run at the limit), reads stay fast, and the RSS stays bounded.
+ * These are the plain in-flight limits, so API Priority and Fairness is off (kube's behaviour with
+ * it on, queuing the excess, is test/e2e/apf.test.ts's).
  */
 import fs from 'node:fs';
 import https from 'node:https';
@@ -79,7 +81,7 @@ async function phase(server: BallastServer, ca: Buffer, clients: number, ms: num
 t.test('overload: 429 with Retry-After for the excess, latency and memory kept', { skip: fs.existsSync(MAIN_JS) ? false : 'run make build first' }, async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-overload-'));
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const server = await BallastServer.start({ dataDir, args: ['--max-requests-inflight', String(LIMIT), '--max-mutating-requests-inflight', String(LIMIT)] });
+  const server = await BallastServer.start({ dataDir, args: ['--enable-priority-and-fairness=false', '--max-requests-inflight', String(LIMIT), '--max-mutating-requests-inflight', String(LIMIT)] });
   t.teardown(() => server.kill('SIGKILL'));
   const ca = fs.readFileSync(path.join(dataDir, 'pki', 'ca.crt'));
   const idleRss = server.rss();
