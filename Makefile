@@ -28,9 +28,11 @@ deps: $(NODE_MODULES_STAMP)
 build: deps
 	npx tsc -p tsconfig.json
 
-# `make run` listens on loopback only (ARGS="--bind-address 0.0.0.0" to serve a network, given later
-# flags win); the flags before ARGS are the safe defaults of a development cluster
-RUN_FLAGS := --bind-address 127.0.0.1
+# `make run` is configured as kubeadm configures a cluster: loopback only (ARGS="--bind-address
+# 0.0.0.0" to serve a network; later flags win), Node and RBAC authorization, so anonymous callers
+# get only what system:public-info-viewer grants (health and version); the admin kubeconfig is in
+# system:masters. test/e2e/make-run-defaults.test.ts starts a server with exactly these flags.
+RUN_FLAGS := --bind-address 127.0.0.1 --authorization-mode Node,RBAC
 run: build
 	node dist/src/cli/main.js apiserver $(RUN_FLAGS) $(ARGS)
 
