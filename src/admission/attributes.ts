@@ -18,6 +18,8 @@ export interface WriteAdmission {
   options: WriteOptions | DeleteOptions;
   /** 'PatchOptions' for patch and apply; default by operation */
   optionsKind?: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+  /** where the plugins' warnings go (the response's Warning headers) */
+  warnings?: string[];
 }
 
 function optionsObject(w: WriteAdmission): Record<string, unknown> {
@@ -47,6 +49,7 @@ export function writeAttributes(w: WriteAdmission): AdmissionAttributes {
     options: optionsObject(w),
     dryRun: w.options.dryRun,
     user: w.options.user,
+    warnings: w.warnings,
   };
 }
 

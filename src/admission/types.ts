@@ -30,6 +30,8 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** undefined when the server runs without authentication */
   user?: UserInfo;
+  /** texts for the response's Warning headers; plugins (webhooks) append to it */
+  warnings?: string[];
 }
 
 export interface Admission {

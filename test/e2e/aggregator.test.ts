@@ -74,8 +74,9 @@ t.test('aggregated APIs with kubectl', { skip: missingKubectl('1.32') ?? missing
       t.match(table, /^NAME\s/m);
       t.match(table, /^first\s/m);
       const listed = ext.seen.find((s) => s.url.startsWith(`/apis/${GV}/namespaces/default/flunders`));
-      t.equal(listed?.headers['x-remote-user'], 'system:anonymous', 'the extension got the caller in X-Remote-User');
-      t.equal(listed?.headers['x-remote-group'], 'system:unauthenticated');
+      // kubectl authenticates with the admin kubeconfig's client certificate
+      t.equal(listed?.headers['x-remote-user'], 'ballast-admin', 'the extension got the caller in X-Remote-User');
+      t.match(String(listed?.headers['x-remote-group']), /system:masters/, 'and the groups in X-Remote-Group');
       t.equal(listed?.clientCN, 'front-proxy-client', 'and saw the --proxy-client-cert-file certificate');
 
       const flunder = await kv.json<{ kind: string; metadata: { name: string } }>(['get', 'flunder', 'first', '-n', 'default']);

@@ -65,7 +65,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
   else {
     // kube's decoding defaults the object before mutating admission sees it
     kind.strategy.defaults(original);
-    await admitWrite(ctx.admission, { operation: 'CREATE', kind, namespace, object: original, options });
+    await admitWrite(ctx.admission, { operation: 'CREATE', kind, namespace, object: original, options, warnings });
   }
   const generated = !original.metadata?.name && !!original.metadata?.generateName;
   for (let attempt = 1; ; attempt++) {
@@ -73,7 +73,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
     // be retried with another one, needs it kept unchanged
     const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, generated ? clone(original) : original, namespace), options);
     const name = obj.metadata!.name!;
-    await validateWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: obj, options });
+    await validateWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: obj, options, warnings });
     if (options.dryRun) {
       delete obj.metadata!.resourceVersion;
       return withWarnings({ object: obj, created: true }, warnings);
@@ -100,7 +100,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
 }
 
 export function withWarnings(result: WriteResult, warnings: Iterable<string>): WriteResult {
-  const list = [...new Set(warnings)];
+  const list = [...new Set([...warnings, ...(result.warnings ?? [])])];
   return list.length ? { ...result, warnings: list } : result;
 }
 

@@ -49,31 +49,34 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
   for (let attempt = 0; ; attempt++) {
     const current = await readCurrent(ctx, step.target);
     const next = await step.compute(current);
+    // what admission plugins (webhooks) warn about, for this attempt's answer
+    const warnings: string[] = [];
     if (step.admission) {
       const { subresource, options, optionsKind } = step.admission;
       await admitAndValidate(ctx.admission, {
-        operation: 'UPDATE', kind, subresource, namespace: step.target.namespace, name, object: next, oldObject: current.obj, options, optionsKind,
+        operation: 'UPDATE', kind, subresource, namespace: step.target.namespace, name, object: next, oldObject: current.obj, options, optionsKind, warnings,
       });
     }
+    const answer = (result: WriteResult): WriteResult => (warnings.length > 0 ? { ...result, warnings } : result);
     const nextStored = storageForm(kind, next);
     try {
       if (shouldDeleteDuringUpdate(next, current.obj)) {
         if (!step.dryRun) await ctx.store.delete(current.key, current.kv.modRevision);
         // kube answers the PUT with the object of the request, not a Status
-        return { object: next, created: false };
+        return answer({ object: next, created: false });
       }
       // the stored forms compared as values (jsonEqual ignores key order and undefined fields, as
       // comparing their JSON decoded again would)
       // (a stale stored form, e.g. encrypted with a retired key, is rewritten even then)
       if (!current.kv.stale && jsonEqual(withoutManagedFieldTimes(nextStored), withoutManagedFieldTimes(storageForm(kind, current.obj)))) {
-        return { object: current.obj, created: false };
+        return answer({ object: current.obj, created: false });
       }
       if (step.dryRun) {
         next.metadata = { ...(next.metadata ?? {}), resourceVersion: String(current.kv.modRevision) };
-        return { object: next, created: false };
+        return answer({ object: next, created: false });
       }
       const kv = await ctx.store.update(current.key, JSON.stringify(nextStored), current.kv.modRevision);
-      return { object: storedResponse(kind, next, kv.value, kv.modRevision), created: false };
+      return answer({ object: storedResponse(kind, next, kv.value, kv.modRevision), created: false });
     } catch (err) {
       if (isStorageError(err, 'Conflict') && attempt < MAX_ATTEMPTS) continue;
       // a concurrent delete between our read and our write: the object is gone
