@@ -32,7 +32,7 @@ t.test('mutating and validating webhooks are called for kubectl writes', async (
       let response: Obj = { uid, allowed: true };
       if (req.url?.startsWith('/mutate')) {
         const add = object.metadata.labels ? [{ op: 'add', path: '/metadata/labels/mutated-by', value: 'hook' }] : [{ op: 'add', path: '/metadata/labels', value: { 'mutated-by': 'hook' } }];
-        response = { ...response, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(add)).toString('base64') };
+        response = { ...response, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(add)).toString('base64'), warnings: ['labelled by the test hook'] };
       } else if (String(object.metadata.name).startsWith('forbidden-')) {
         response = { uid, allowed: false, status: { code: 422, message: 'names starting with forbidden- are not welcome' } };
       }
@@ -68,7 +68,9 @@ t.test('mutating and validating webhooks are called for kubectl writes', async (
     await k.run(['create', 'configmap', `probe-${i}`]);
     if (!seen.some((s) => String(s.path).startsWith('/mutate'))) await new Promise((r) => setTimeout(r, 200));
   }
-  await k.ok(['create', 'configmap', 'welcome', '--from-literal=a=b']);
+  const welcome = await k.run(['create', 'configmap', 'welcome', '--from-literal=a=b']);
+  t.equal(welcome.code, 0);
+  t.match(welcome.stderr, 'Warning: labelled by the test hook', 'the webhook\'s warning reaches kubectl');
   t.equal((await k.ok(['get', 'configmap', 'welcome', '-o', 'jsonpath={.metadata.labels.mutated-by}'])).trim(), 'hook', 'the mutating webhook\'s patch is stored');
   const review = seen.find((s) => String(s.path).startsWith('/mutate') && s.review.request.name === 'welcome')!.review;
   t.match(review.request, { operation: 'CREATE', namespace: 'default', resource: { group: '', version: 'v1', resource: 'configmaps' }, userInfo: { username: 'ballast-admin' }, dryRun: false });
