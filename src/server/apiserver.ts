@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
@@ -22,6 +21,9 @@ import { TokenFileAuthenticator, loadTokenFile } from '../auth/authn/token-file'
 import { BearerTokenAuthenticator } from '../auth/authn/bearer';
 import type { TokenAuthenticator } from '../api/reviews/authenticator';
 import { startServer } from '../http/server';
+import type { ApiListener } from '../http/server';
+import { servingTlsPolicy } from './tls-options';
+import type { ServingTlsPolicy } from './tls-options';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore } from '../storage/open';
@@ -71,10 +73,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
 
   let store: Store;
   let tls: ServingPki;
+  let tlsPolicy: ServingTlsPolicy;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
   try {
     tls = loadTls(config, logger);
+    tlsPolicy = servingTlsPolicy(config, (m) => logger.warn(m));
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
@@ -148,7 +152,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       },
     });
     const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
-    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, clientCa: authn.clientCa, upgrade });
+    const server = await startServer({
+      app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, clientCa: authn.clientCa, upgrade,
+      ...tlsPolicy,
+      http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
+      goawayChance: config.goawayChance,
+    });
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -236,7 +245,7 @@ function readFlagFile(file: string, flag: string): string {
  * Stop accepting connections and let in-flight requests finish; idle keep-alive connections are
  * closed at once, and whatever is still open after graceMs is cut.
  */
-function closeGracefully(server: https.Server, graceMs: number): Promise<void> {
+function closeGracefully(server: ApiListener, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     server.close(() => {
