@@ -175,18 +175,18 @@ function sniCallback(certs: readonly SniCertificate[], common: tls.SecureContext
 }
 
 /**
- * --goaway-chance (kube's probabilistic GOAWAY filter): after a response on HTTP/2, with this
- * probability the connection is told GOAWAY; open streams finish, and the client opens a new
- * connection, which a load balancer may send to another server. HTTP/1.1 is left alone.
+ * --goaway-chance (kube's probabilistic GOAWAY filter): with this probability an HTTP/2 request
+ * makes the server tell its connection GOAWAY. This request and the other open streams (watches
+ * too) run to their end; the client sends new requests on a new connection, which a load balancer
+ * may give to another server; the old connection closes once idle. HTTP/1.1 is left alone.
  */
 function withGoaway(handler: Handler, chance: number): Handler {
   if (!(chance > 0)) return handler;
   return (req, res) => {
     if (req.httpVersionMajor === 2 && Math.random() < chance) {
       const session = (req as http2.Http2ServerRequest).stream.session;
-      res.once('finish', () => {
-        if (session && !session.closed && !session.destroyed) session.close();
-      });
+      // Node's graceful close: GOAWAY naming the last stream taken, open streams finish
+      if (session && !session.closed && !session.destroyed) session.close();
     }
     handler(req, res);
   };

@@ -125,7 +125,14 @@ t.test('--goaway-chance sends GOAWAY after a response on HTTP/2', async (t) => {
   const goaway = new Promise<number>((resolve) => session.once('goaway', (code) => resolve(code)));
   const r = await h2get(session, '/');
   t.equal(r.status, 200, 'the request itself is answered');
-  t.equal(await goaway, http2.constants.NGHTTP2_NO_ERROR, 'then the server says GOAWAY (no error) so the client reconnects');
+  t.equal(await goaway, http2.constants.NGHTTP2_NO_ERROR, 'the server says GOAWAY (no error) so the client reconnects');
+
+  // a long request chosen for GOAWAY still runs to its end: GOAWAY comes while it is open
+  const again = await connectH2(t, port);
+  const early = new Promise<string>((resolve) => again.once('goaway', () => resolve('goaway')));
+  const slow = h2get(again, '/slow').then((x) => `answer ${x.status}`);
+  t.equal(await Promise.race([early, slow]), 'goaway', 'GOAWAY arrives before the answer, as kube sends it with the headers');
+  t.equal(await slow, 'answer 200', 'and the request still gets its answer');
 
   const off = await listen(t, { ...makeCert(dir, 'serving2', 'localhost') });
   const quiet = await connectH2(t, off.port);
