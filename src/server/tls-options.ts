@@ -5,6 +5,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
+import { DEFAULT_CIPHERS } from 'node:tls';
 import type { SecureVersion } from 'node:tls';
 import { FlagError } from '../options/types';
 
@@ -210,7 +211,9 @@ export function servingTlsPolicy(
   warn: (message: string) => void,
 ): ServingTlsPolicy {
   const minVersion = tlsMinVersion(flags.tlsMinVersion);
-  const ciphers = tlsCipherList(flags.tlsCipherSuites, warn);
+  let ciphers = tlsCipherList(flags.tlsCipherSuites, warn);
+  // OpenSSL 3 refuses TLS 1.0 and 1.1 at its default security level; Go serves them when asked to
+  if (minVersion === 'TLSv1' || minVersion === 'TLSv1.1') ciphers = `${ciphers ?? DEFAULT_CIPHERS}:@SECLEVEL=0`;
   if (ciphers && minVersion === 'TLSv1.3') warn('TLS 1.3 cipher suites are not configurable; --tls-cipher-suites has no effect with --tls-min-version=VersionTLS13');
   return Object.freeze({ minVersion, ciphers, sniCertificates: Object.freeze(loadSniCertificates(flags.tlsSniCertKeys)) });
 }

@@ -14,6 +14,7 @@ import type { Test } from 'tap';
 import { DEFAULT_FRONT_PROXY_HEADERS } from '../../src/aggregator/front-proxy-headers';
 import { outgoingHeaders } from '../../src/aggregator/proxy-request';
 import { startServer } from '../../src/http/server';
+import { servingTlsPolicy } from '../../src/server/tls-options';
 import type { StartServerOptions } from '../../src/http/server';
 
 interface Pair { cert: string; key: string }
@@ -219,4 +220,27 @@ t.test('HTTP/2 pseudo-headers are not forwarded to extension servers', async (t)
   t.equal(forwarded.accept, 'application/json', 'ordinary headers go on');
   // http.request refuses pseudo-header names; the backend request can be built from these
   t.doesNotThrow(() => http.request({ host: '127.0.0.1', port: 9, headers: forwarded }).on('error', () => {}).destroy());
+});
+
+t.test('--tls-min-version=VersionTLS10 serves TLS 1.0 clients (OpenSSL 3 needs a lower security level for that)', async (t) => {
+  const dir = tmp(t);
+  const policy = servingTlsPolicy({ tlsMinVersion: 'VersionTLS10', tlsCipherSuites: [], tlsSniCertKeys: [] }, () => {});
+  const { port } = await listen(t, { ...makeCert(dir, 'serving', 'localhost'), ...policy });
+  const old = await new Promise<string | null>((resolve, reject) => {
+    const s = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }, () => {
+      resolve(s.getProtocol());
+      s.end();
+    });
+    s.on('error', reject);
+  });
+  t.equal(old, 'TLSv1');
+  const strict = await listen(t, { ...makeCert(dir, 'serving2', 'localhost'), ...servingTlsPolicy({ tlsCipherSuites: [], tlsSniCertKeys: [] }, () => {}) });
+  await t.rejects(
+    new Promise((resolve, reject) => {
+      const s = tls.connect({ host: '127.0.0.1', port: strict.port, rejectUnauthorized: false, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' }, () => resolve(s.end()));
+      s.on('error', reject);
+    }),
+    /alert|version/i,
+    'without the flag TLS 1.0 is refused (the default minimum is TLS 1.2)',
+  );
 });
