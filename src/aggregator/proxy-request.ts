@@ -75,7 +75,8 @@ export function outgoingHeaders(req: IncomingMessage, o: OutgoingOptions): Outgo
   const kept: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(given)) {
     const lower = name.toLowerCase();
-    if (lower === 'host') continue;
+    // HTTP/2 pseudo-headers (:method, :path, :authority, :scheme) are not HTTP/1.1 headers
+    if (lower === 'host' || lower.startsWith(':')) continue;
     const hop = HOP_BY_HOP.has(lower) || connectionTokens.has(lower);
     if (hop && !(o.upgrade && (lower === 'connection' || lower === 'upgrade'))) continue;
     kept[name] = value;

@@ -1,12 +1,16 @@
 /**
- * The HTTPS listener (HTTP/1.1, keep-alive). Node's per-socket inactivity timeout is off so that long
- * watches are never cut by the server; watches end at their own timeout, other requests at
- * --request-timeout (both in the app).
+ * The HTTPS listener, as kube serves it: ALPN offers h2 and http/1.1, so Go clients (kubectl, Helm)
+ * speak HTTP/2 and the rest keep HTTP/1.1 with keep-alive. Node's per-socket and per-session
+ * inactivity timeouts are off so that long watches are never cut by the server; watches end at their
+ * own timeout, other requests at --request-timeout (both in the app).
  */
 import http from 'node:http';
-import https from 'node:https';
+import http2 from 'node:http2';
 import type { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import type Koa from 'koa';
+import type { SniCertificate } from '../server/tls-options';
+import { namedCertificateIndex, selectNamedCertificate } from '../server/tls-options';
 
 /** takes a protocol upgrade request (returns true) or leaves it to the app (false) */
 export type UpgradeHandler = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => boolean;
@@ -16,6 +20,7 @@ export interface StartServerOptions {
   app: Koa<any, any> | { app: Koa<any, any> };
   bindAddress: string;
   port: number;
+  /** the default serving certificate (chain) and key, used when no SNI certificate matches */
   cert: string | Buffer;
   key: string | Buffer;
   /**
@@ -25,7 +30,33 @@ export interface StartServerOptions {
   clientCa?: string | Buffer;
   /** protocol upgrades (SPDY, WebSocket) to pass on, e.g. to extension servers */
   upgrade?: UpgradeHandler;
+  /** --tls-min-version as OpenSSL's name (TLSv1.2, ...); unset keeps Node's default */
+  minVersion?: tls.SecureVersion;
+  /** --tls-cipher-suites as an OpenSSL cipher list; unset keeps Node's default */
+  ciphers?: string;
+  /** --tls-sni-cert-key, in flag order */
+  sniCertificates?: readonly SniCertificate[];
+  /** --http2-max-streams-per-connection; 0 or unset is Go's default, 250 */
+  http2MaxStreamsPerConnection?: number;
+  /** --goaway-chance: share of HTTP/2 requests after which the connection is sent GOAWAY (0 to 0.02) */
+  goawayChance?: number;
 }
+
+/** the running listener; the close helpers reach HTTP/1.1 connections and HTTP/2 sessions alike */
+export interface ApiListener extends http2.Http2SecureServer {
+  /** HTTP/1.1: idle connections are closed; HTTP/2: every session gets GOAWAY and ends after its open streams */
+  closeIdleConnections(): void;
+  /** every connection is cut at once */
+  closeAllConnections(): void;
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
+}
+
+/** Go's http2 server default for concurrent streams, which kube makes explicit */
+const DEFAULT_MAX_STREAMS = 250;
+/** kube sizes each stream's upload window for 99% of API request bodies (256 KiB) */
+const STREAM_UPLOAD_WINDOW = 256 * 1024;
 
 /**
  * A listener that could not start: the address is taken or not ours, or the certificate or key is
@@ -50,26 +81,63 @@ const BIND_FAILURES: Record<string, string> = {
   EADDRNOTAVAIL: 'cannot assign requested address',
 };
 
+type Handler = (req: http.IncomingMessage | http2.Http2ServerRequest, res: http.ServerResponse | http2.Http2ServerResponse) => void;
+
 /** start listening; rejects with ListenError when the address or the certificate cannot be used */
-export function startServer(opts: StartServerOptions): Promise<https.Server> {
+export function startServer(opts: StartServerOptions): Promise<ApiListener> {
   const app = 'callback' in opts.app ? opts.app : opts.app.app;
-  let server: https.Server;
+  const maxStreams = opts.http2MaxStreamsPerConnection && opts.http2MaxStreamsPerConnection > 0 ? opts.http2MaxStreamsPerConnection : DEFAULT_MAX_STREAMS;
+  const clientCerts = opts.clientCa ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCa } : {};
+  const policy = { ...(opts.minVersion ? { minVersion: opts.minVersion } : {}), ...(opts.ciphers ? { ciphers: opts.ciphers } : {}) };
+  let server: ApiListener;
   try {
-    const clientCerts = opts.clientCa ? { requestCert: true, rejectUnauthorized: false, ca: opts.clientCa } : {};
-    server = https.createServer({ cert: opts.cert, key: opts.key, ...clientCerts }, app.callback());
+    const sni = sniCallback(opts.sniCertificates ?? [], { ...clientCerts, ...policy });
+    server = http2.createSecureServer(
+      {
+        cert: opts.cert,
+        key: opts.key,
+        ...clientCerts,
+        ...policy,
+        ...(sni ? { SNICallback: sni } : {}),
+        allowHTTP1: true,
+        settings: { maxConcurrentStreams: maxStreams, initialWindowSize: STREAM_UPLOAD_WINDOW },
+        // Node refuses new streams once a session buffers more than this (MiB); many concurrent
+        // watches and large bodies need more than the 10 MiB default
+        maxSessionMemory: 128,
+      },
+      withGoaway(app.callback() as Handler, opts.goawayChance ?? 0),
+    ) as ApiListener;
   } catch (err) {
+    if (err instanceof ListenError) return Promise.reject(err);
     // OpenSSL's words (e.g. "PEM routines::no start line") name the problem well enough
     return Promise.reject(new ListenError(`invalid serving certificate or key: ${(err as Error).message}`, { cause: err }));
   }
-  // no inactivity timeout on sockets (a quiet watch is not idle)
+  // no inactivity timeout on sockets or sessions (a quiet watch is not idle)
   server.setTimeout(0);
-  // headers must still arrive promptly; whole request bodies within 5 minutes (Node's default)
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
-  server.on('clientError', answerClientError);
+  // HTTP/1.1: headers must still arrive promptly; whole request bodies within 5 minutes (Node's default)
+  const h1 = server as unknown as { headersTimeout: number; keepAliveTimeout: number };
+  h1.headersTimeout = 60_000;
+  h1.keepAliveTimeout = 65_000;
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+    // room for every stream's upload window at once, as kube sizes the connection window
+    session.once('connect', () => session.setLocalWindowSize(STREAM_UPLOAD_WINDOW * maxStreams));
+  });
+  server.closeIdleConnections = () => {
+    http.Server.prototype.closeIdleConnections.call(server as unknown as http.Server);
+    for (const s of sessions) if (!s.closed) s.close();
+  };
+  server.closeAllConnections = () => {
+    http.Server.prototype.closeAllConnections.call(server as unknown as http.Server);
+    for (const s of sessions) s.destroy();
+  };
+  const events = server as unknown as import('node:events').EventEmitter;
+  events.on('clientError', answerClientError);
   server.on('secureConnection', feedParserFromJs);
   const where = opts.bindAddress.includes(':') ? `[${opts.bindAddress}]:${opts.port}` : `${opts.bindAddress}:${opts.port}`;
-  if (opts.upgrade) server.on('upgrade', upgradeOrApp(opts.upgrade, app.callback()));
+  if (opts.upgrade) events.on('upgrade', upgradeOrApp(opts.upgrade, app.callback()));
   return new Promise((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException): void => {
       const why = (err.code && BIND_FAILURES[err.code]) || err.message;
@@ -81,6 +149,47 @@ export function startServer(opts: StartServerOptions): Promise<https.Server> {
       resolve(server);
     });
   });
+}
+
+/**
+ * --tls-sni-cert-key: a secure context per certificate, chosen by the name the client sends (kube's
+ * precedence, src/server/tls-options.ts); no match, or no name, gets the default certificate. Each
+ * context carries the client CA and the version and cipher policy too, as OpenSSL verifies client
+ * certificates with the context the handshake switched to.
+ */
+function sniCallback(certs: readonly SniCertificate[], common: tls.SecureContextOptions): ((name: string, cb: (err: Error | null, ctx?: tls.SecureContext) => void) => void) | undefined {
+  if (certs.length === 0) return undefined;
+  const contexts = certs.map((c, i) => {
+    try {
+      return tls.createSecureContext({ ...common, cert: c.cert, key: c.key });
+    } catch (err) {
+      throw new ListenError(`invalid SNI cert keypair [${i}${c.source ? `/"${c.source}"` : ''}]: ${(err as Error).message}`, { cause: err });
+    }
+  });
+  const index = namedCertificateIndex(certs);
+  return (name, cb) => {
+    const i = selectNamedCertificate(index, name);
+    // undefined keeps the server's own (default) context
+    cb(null, i === undefined ? undefined : contexts[i]);
+  };
+}
+
+/**
+ * --goaway-chance (kube's probabilistic GOAWAY filter): with this probability an HTTP/2 request
+ * makes the server tell its connection GOAWAY. This request and the other open streams (watches
+ * too) run to their end; the client sends new requests on a new connection, which a load balancer
+ * may give to another server; the old connection closes once idle. HTTP/1.1 is left alone.
+ */
+function withGoaway(handler: Handler, chance: number): Handler {
+  if (!(chance > 0)) return handler;
+  return (req, res) => {
+    if (req.httpVersionMajor === 2 && Math.random() < chance) {
+      const session = (req as http2.Http2ServerRequest).stream.session;
+      // Node's graceful close: GOAWAY naming the last stream taken, open streams finish
+      if (session && !session.closed && !session.destroyed) session.close();
+    }
+    handler(req, res);
+  };
 }
 
 /**
@@ -134,7 +243,9 @@ function answerClientError(err: Error & { code?: string }, socket: import('node:
  * writes). A 'data' listener makes Node hand the socket back to JavaScript streams, which honour the
  * pause. Runs after Node's own connection listener (registered when the server was created).
  */
-function feedParserFromJs(socket: import('node:tls').TLSSocket): void {
+function feedParserFromJs(socket: tls.TLSSocket): void {
+  // an HTTP/2 session reads its socket itself; only HTTP/1.1 sockets go to Node's parser
+  if (socket.alpnProtocol === 'h2') return;
   socket.on('data', noop);
 }
 

@@ -12,6 +12,7 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
     option('goaway-chance', 'float', 'share of HTTP/2 requests answered with GOAWAY so clients spread over servers behind a load balancer (0 to 0.02)', {
       default: '0',
       validate: between(0, 0.02),
+      supported: true,
     }),
     option('enable-aggregator-routing', 'bool', 'send aggregated API requests to endpoint IPs rather than the service IP', { supported: true }),
     option('proxy-client-cert-file', 'string', 'client certificate this server presents when it calls extension servers and webhooks', { supported: true }),

@@ -11,6 +11,8 @@ import { secureServingOptions } from './serving';
 import { FlagError } from './types';
 import { parseWatchCacheSizes } from '../cache/watch-caches';
 import { enabledAdmissionPlugins } from '../admission/plugins';
+import { parseNamedCertKey, tlsCipherList } from '../server/tls-options';
+import type { NamedCertKey } from '../server/tls-options';
 import type { ParsedOptions } from './parse';
 import type { OptionGroup } from './types';
 
@@ -50,6 +52,16 @@ export interface ApiServerConfig {
   readonly certDir: string;
   readonly tlsCertFile?: string;
   readonly tlsPrivateKeyFile?: string;
+  /** --tls-min-version (Go's name, e.g. VersionTLS12); unset keeps the default */
+  readonly tlsMinVersion?: string;
+  /** --tls-cipher-suites (IANA names, checked); empty keeps the defaults */
+  readonly tlsCipherSuites: readonly string[];
+  /** --tls-sni-cert-key, in flag order */
+  readonly tlsSniCertKeys: readonly NamedCertKey[];
+  /** --http2-max-streams-per-connection; 0 is Go's default (250) */
+  readonly http2MaxStreamsPerConnection: number;
+  /** --goaway-chance (0 to 0.02) */
+  readonly goawayChance: number;
   /** storage URL (sqlite:///... or postgres://...) */
   readonly storageUrl: string;
   /** --service-cluster-ip-range (validated when the server starts) */
@@ -213,6 +225,9 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
   if (Boolean(certFile) !== Boolean(keyFile)) {
     throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
   }
+  const cipherSuites = parsed.list('tls-cipher-suites').filter((c) => c.trim() !== '');
+  // unknown names stop start-up here, with kube's message
+  tlsCipherList(cipherSuites);
   const proxyCert = parsed.string('proxy-client-cert-file') || undefined;
   const proxyKey = parsed.string('proxy-client-key-file') || undefined;
   if (Boolean(proxyCert) !== Boolean(proxyKey)) {
@@ -238,6 +253,16 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     certDir: path.resolve(parsed.string('cert-dir') || path.join(dataDir, 'pki')),
     tlsCertFile: certFile && path.resolve(certFile),
     tlsPrivateKeyFile: keyFile && path.resolve(keyFile),
+    tlsMinVersion: parsed.string('tls-min-version') || undefined,
+    tlsCipherSuites: Object.freeze(cipherSuites),
+    tlsSniCertKeys: Object.freeze(
+      parsed.list('tls-sni-cert-key').filter((v) => v !== '').map((v) => {
+        const n = parseNamedCertKey(v);
+        return Object.freeze({ ...n, certFile: path.resolve(n.certFile), keyFile: path.resolve(n.keyFile) });
+      }),
+    ),
+    http2MaxStreamsPerConnection: parsed.number('http2-max-streams-per-connection') ?? 0,
+    goawayChance: parsed.number('goaway-chance') ?? 0,
     storageUrl: servers[0] ?? `sqlite://${path.join(dataDir, 'state.db')}`,
     encryptionProviderConfig: resolvedFile(parsed.string('encryption-provider-config')),
     serviceClusterIPRange: parsed.string('service-cluster-ip-range') || '10.96.0.0/12',

@@ -50,7 +50,7 @@ export const generalOptions: OptionGroup = Object.freeze({
     }),
     option('contention-profiling', 'bool', 'also profile lock contention, when profiling is on (Node has no lock contention profile: accepted, no effect)'),
     option('permit-port-sharing', 'bool', 'bind with address reuse so several servers can share one address and port', { default: 'false' }),
-    option('http2-max-streams-per-connection', 'int', 'concurrent streams offered to each HTTP/2 client; 0 keeps the library default'),
+    option('http2-max-streams-per-connection', 'int', 'concurrent streams offered to each HTTP/2 client (ALPN h2); 0 is Go\'s default, 250', { supported: true }),
     option('show-hidden-metrics-for-version', 'string', 'earlier minor release (<major>.<minor>) whose hidden metrics are shown again'),
     option('azure-container-registry-config', 'string', 'file with the container registry configuration'),
     option('cloud-config', 'string', 'cloud provider configuration file; empty means none'),

@@ -25,13 +25,17 @@ export function secureServingOptions(defaults: { securePort: string; certDirText
         supported: true,
       }),
       option('tls-private-key-file', 'string', 'PEM private key of --tls-cert-file', { supported: true }),
-      option('tls-sni-cert-key', 'namedCertKey', 'a certificate and key pair for named hosts, as "cert,key" or "cert,key:*.example.com,example.com"; repeatable', {
+      option('tls-sni-cert-key', 'namedCertKey', 'a certificate and key pair served to clients asking (SNI) for the given names, as "cert,key" or "cert,key:*.example.com,example.com"; without names the certificate\'s common name and DNS names decide. Repeatable: exact names beat wildcards, explicit names beat the certificate\'s, earlier flags beat later ones; no match gets the default certificate', {
         default: '',
+        supported: true,
       }),
-      option('tls-min-version', 'string', `lowest TLS version accepted: ${TLS_VERSIONS.join(', ')}`, {
+      option('tls-min-version', 'string', `lowest TLS version accepted: ${TLS_VERSIONS.join(', ')}; empty is TLS 1.2`, {
         validate: (v) => (v === '' ? undefined : oneOf(...TLS_VERSIONS)(v)),
+        supported: true,
       }),
-      option('tls-cipher-suites', 'stringSlice', 'cipher suites allowed for TLS 1.2 and below (IANA names); empty keeps the defaults'),
+      option('tls-cipher-suites', 'stringSlice', 'cipher suites allowed for TLS 1.2 and below (IANA names, mapped to OpenSSL\'s); insecure ones are accepted with a warning, unknown ones stop start-up; TLS 1.3 suites are always on; empty keeps the defaults', {
+        supported: true,
+      }),
     ],
   });
 }

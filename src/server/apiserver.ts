@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import type https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
@@ -45,6 +44,9 @@ import type { ObjectLookup } from '../auth/serviceaccount/index';
 import { isApiError } from '../api/errors';
 import type { Registry } from '../api/registry/types';
 import { startServer } from '../http/server';
+import type { ApiListener } from '../http/server';
+import { servingTlsPolicy } from './tls-options';
+import type { ServingTlsPolicy } from './tls-options';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore, parseStoreUrl } from '../storage/open';
@@ -100,6 +102,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const metrics = new ApiServerMetrics();
   let store: Store;
   let tls: ServingPki;
+  let tlsPolicy: ServingTlsPolicy;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
   let authn: ReturnType<typeof authentication>;
   let audit: AuditSetup | undefined;
@@ -122,6 +125,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
     validateAuthorizationConfig(config.authorization);
     tls = loadTls(config, logger);
+    tlsPolicy = servingTlsPolicy(config, (m) => logger.warn(m));
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger, lookup);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
@@ -321,7 +325,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       },
     });
     const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
-    const server = await startServer({ app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, clientCa: authn.clientCa, upgrade });
+    const server = await startServer({
+      app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, clientCa: authn.clientCa, upgrade,
+      ...tlsPolicy,
+      http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
+      goawayChance: config.goawayChance,
+    });
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -483,7 +492,7 @@ function serviceAllocatorOf(config: ApiServerConfig): LiveServiceAllocator {
  * Stop accepting connections and let in-flight requests finish; idle keep-alive connections are
  * closed at once, and whatever is still open after graceMs is cut.
  */
-function closeGracefully(server: https.Server, graceMs: number): Promise<void> {
+function closeGracefully(server: ApiListener, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => server.closeAllConnections(), graceMs);
     server.close(() => {
