@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { fileErrorWords, readFlagFile } from '../util/files';
 import os from 'node:os';
 import path from 'node:path';
 import { builtinKinds } from '../api/kinds/index';
@@ -425,7 +426,7 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
   const a = config.authentication;
   const authenticators: RequestAuthenticator[] = [];
   const bundles = [generatedCa];
-  if (a.clientCaFile) bundles.unshift(readFlagFile(a.clientCaFile, '--client-ca-file'));
+  if (a.clientCaFile) bundles.unshift(readFlagFile(a.clientCaFile, '--client-ca-file', (m) => new FlagError(m)));
   authenticators.push(new X509Authenticator());
   const tokens: TokenAuthenticator[] = [];
   if (a.tokenAuthFile) tokens.push(new TokenFileAuthenticator(loadTokenFile(a.tokenAuthFile, (m) => logger.warn(m))));
@@ -451,14 +452,6 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
   };
 }
 
-function readFlagFile(file: string, flag: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
-    throw new FlagError(`${flag} ${file}: ${why}`);
-  }
-}
 
 /**
  * One client certificate and kubeconfig per control-plane component, with kube's identities (as
@@ -524,7 +517,7 @@ function readServingFile(file: string, what: string, flag: string): string {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     // Node's message is "ENOENT: no such file or directory, open '/x'"; keep the plain words
-    const why = /^[A-Z]+: ([^,]+)/.exec(e.message)?.[1] ?? e.message;
+    const why = fileErrorWords(e);
     throw new Error(`unable to load server ${what} from ${flag} ${file}: ${why}`, { cause: err });
   }
 }

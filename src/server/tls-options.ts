@@ -3,6 +3,7 @@
  * (Go's names to OpenSSL's), --tls-cipher-suites (Go's IANA names to OpenSSL's) and
  * --tls-sni-cert-key (certificates chosen by the name the client asks for, with kube's precedence).
  */
+import { fileErrorWords } from '../util/files';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import { DEFAULT_CIPHERS } from 'node:tls';
@@ -125,7 +126,7 @@ export function loadSniCertificates(entries: readonly NamedCertKey[]): SniCertif
       try {
         return fs.readFileSync(file, 'utf8');
       } catch (err) {
-        const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
+        const why = fileErrorWords(err);
         throw new Error(`invalid SNI cert keypair [${i}/"${e.certFile}"]: ${file}: ${why}`, { cause: err });
       }
     };

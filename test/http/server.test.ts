@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import t from 'tap';
+import type { Test } from 'tap';
 import { Scheme } from '../../src/api/scheme';
 import { createApiServerApp } from '../../src/http/app';
 import { startServer } from '../../src/http/server';
@@ -36,7 +37,8 @@ function get(port: number, p: string): Promise<{ status: number; body: string; h
   });
 }
 
-t.test('startServer serves the app over HTTPS without socket timeouts', async (t) => {
+/** the app with the widget kind, served over HTTPS on a free port until the test ends */
+async function serveWidgets(t: Test) {
   const { cert, key } = selfSigned();
   const { app } = createApiServerApp({
     scheme: new Scheme([widgetKind]),
@@ -48,6 +50,11 @@ t.test('startServer serves the app over HTTPS without socket timeouts', async (t
   const server = await startServer({ app, bindAddress: '127.0.0.1', port: 0, cert, key });
   t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
   const { port } = server.address() as AddressInfo;
+  return { app, cert, key, server, port };
+}
+
+t.test('startServer serves the app over HTTPS without socket timeouts', async (t) => {
+  const { app, cert, key, server, port } = await serveWidgets(t);
   const r = await get(port, '/version');
   t.equal(r.status, 200);
   t.same(JSON.parse(r.body), testVersion);
@@ -60,17 +67,7 @@ t.test('startServer serves the app over HTTPS without socket timeouts', async (t
 });
 
 t.test('an unknown method sent right behind another request is answered 405 after that request', async (t) => {
-  const { cert, key } = selfSigned();
-  const { app } = createApiServerApp({
-    scheme: new Scheme([widgetKind]),
-    registry: new FakeRegistry(),
-    logger: pino({ level: 'silent' }),
-    health: [],
-    version: testVersion,
-  });
-  const server = await startServer({ app, bindAddress: '127.0.0.1', port: 0, cert, key });
-  t.teardown(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  const { port } = server.address() as AddressInfo;
+  const { port } = await serveWidgets(t);
   // both requests in one write: the parser meets FOOBAR while the first response is still being made
   const raw = await new Promise<string>((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {

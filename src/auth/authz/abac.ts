@@ -5,6 +5,7 @@
  * subject, verb (read-only requests match every policy) and resource or path match; otherwise
  * "No policy matched." with no opinion. Blank lines and lines starting with # are skipped.
  */
+import { fileErrorWords } from '../../util/files';
 import fs from 'node:fs';
 import type { AuthorizationAttributes, Authorizer, Decision, RulesResult, UserInfo } from '../../api/reviews/authorizer';
 import { AUTHENTICATED_GROUP } from '../user';
@@ -78,7 +79,7 @@ export function loadPolicyFile(file: string): AbacPolicy[] {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
+    const why = fileErrorWords(err);
     throw new Error(`error reading policy file ${file}: ${why}`);
   }
   const policies: AbacPolicy[] = [];

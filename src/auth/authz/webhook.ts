@@ -4,6 +4,7 @@
  * --authorization-webhook-version) POSTed to the server its kubeconfig-format file names. Allowed
  * and denied answers are cached by their TTLs; a failed call is no opinion with the error kept.
  */
+import { fileErrorWords } from '../../util/files';
 import fs from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
@@ -35,7 +36,7 @@ export function loadWebhookKubeconfig(file: string): WebhookTarget {
     doc = obj(yaml.load(fs.readFileSync(file, 'utf8')));
   } catch (err) {
     const e = err as Error;
-    fail(/^[A-Z]+: ([^,]+)/.exec(e.message)?.[1] ?? e.message.split('\n')[0]!);
+    fail(fileErrorWords(e));
   }
   const base = path.dirname(file);
   const context = obj(named(doc.contexts, String(doc['current-context'] ?? ''))?.context);

@@ -4,6 +4,7 @@
  * (--service-account-signing-key-file). A key's `kid` is kube's: the unpadded base64url SHA-256 of
  * its DER (PKIX) public key, so tokens and the JWKS document name keys as kube-apiserver does.
  */
+import { readFlagFile } from '../../util/files';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 
@@ -53,12 +54,7 @@ function publicKeyOfBlock(type: string, pem: string): crypto.KeyObject | undefin
 }
 
 function readKeyFile(file: string, flag: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    const why = /^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
-    throw new ServiceAccountKeyError(`${flag} ${file}: ${why}`);
-  }
+  return readFlagFile(file, flag, (m) => new ServiceAccountKeyError(m));
 }
 
 function verifyingKey(key: crypto.KeyObject): VerifyingKey | undefined {

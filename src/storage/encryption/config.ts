@@ -5,6 +5,7 @@
  * an ordered list of providers: new writes use the first, reads try each by prefix. Any problem is
  * an EncryptionConfigError naming the file and the field.
  */
+import { fileErrorWords } from '../../util/files';
 import fs from 'node:fs';
 import yaml from 'js-yaml';
 import type { Provider } from './providers';
@@ -35,7 +36,7 @@ export function loadEncryptionConfig(file: string): EncryptionRule[] {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    fail(/^[A-Z]+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message);
+    fail(fileErrorWords(err));
   }
   let doc: unknown;
   try {
