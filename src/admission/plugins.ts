@@ -50,7 +50,12 @@ export const ORDERED_ADMISSION_PLUGINS: readonly string[] = Object.freeze([
   'AlwaysDeny',
 ]);
 
-/** kube 1.20's DefaultOnAdmissionPlugins */
+/**
+ * kube 1.20's DefaultOnAdmissionPlugins, less StorageObjectInUseProtection: its finalizers are taken
+ * off by the pvc-protection and pv-protection controllers, which Ballast does not run yet, so with
+ * it on no PersistentVolumeClaim or PersistentVolume could ever be deleted. It can be turned on with
+ * --enable-admission-plugins.
+ */
 export const DEFAULT_ENABLED_ADMISSION_PLUGINS: readonly string[] = Object.freeze([
   'NamespaceLifecycle',
   'LimitRanger',
@@ -59,7 +64,6 @@ export const DEFAULT_ENABLED_ADMISSION_PLUGINS: readonly string[] = Object.freez
   'Priority',
   'DefaultTolerationSeconds',
   'DefaultStorageClass',
-  'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
   'CertificateApproval',

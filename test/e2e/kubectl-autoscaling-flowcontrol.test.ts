@@ -90,8 +90,9 @@ for (const version of VERSIONS) {
     t.test('kubectl get flowschemas,prioritylevelconfigurations', async (t) => {
       const out = await k.ok(['get', 'flowschemas,prioritylevelconfigurations']);
       t.match(out, /^NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL$/m);
-      t.match(out, /^flowschema\.flowcontrol\.apiserver\.k8s\.io\/exempt\s+exempt\s+1\s+<none>\s+\S+\s+\?$/m);
-      t.match(out, /^flowschema\.flowcontrol\.apiserver\.k8s\.io\/kube-scheduler\s+workload-high\s+800\s+ByNamespace\s+\S+\s+\?$/m);
+      // MISSINGPL is the Dangling condition the priority-and-fairness controller keeps (False: the level exists)
+      t.match(out, /^flowschema\.flowcontrol\.apiserver\.k8s\.io\/exempt\s+exempt\s+1\s+<none>\s+\S+\s+False$/m);
+      t.match(out, /^flowschema\.flowcontrol\.apiserver\.k8s\.io\/kube-scheduler\s+workload-high\s+800\s+ByNamespace\s+\S+\s+False$/m);
       t.match(out, /^NAME\s+TYPE\s+NOMINALCONCURRENCYSHARES\s+QUEUES\s+HANDSIZE\s+QUEUELENGTHLIMIT\s+AGE$/m);
       t.match(out, /^prioritylevelconfiguration\.flowcontrol\.apiserver\.k8s\.io\/workload-low\s+Limited\s+100\s+128\s+6\s+50\s+\S+$/m);
       t.match(out, /^prioritylevelconfiguration\.flowcontrol\.apiserver\.k8s\.io\/exempt\s+Exempt\s+<none>\s+<none>\s+<none>\s+<none>\s+\S+$/m);
