@@ -5,6 +5,7 @@
  * role. Built as a registry wrapper over create, update and patch of the four RBAC kinds; updates
  * and patches are first run as a dry run to see the object they would store.
  */
+import { withVerbs } from '../api/registry/with-verbs';
 import type { KubeObject } from '../api/kind';
 import { errors } from '../api/errors';
 import type { Registry, Target, WriteOptions, WriteResult } from '../api/registry/types';
@@ -145,11 +146,6 @@ export function withRbacEscalationChecks<R extends Registry>(registry: R, opts: 
     update: (t, body, o) => checked(t, o, (opts) => registry.update(t, body, opts)),
     patch: (t, type, body, o) => checked(t, o, (opts) => registry.patch(t, type, body, { ...o, ...opts })),
   };
-  return new Proxy(registry, {
-    get(target, prop, receiver) {
-      if (typeof prop === 'string' && Object.hasOwn(verbs, prop)) return verbs[prop as keyof Registry];
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  // everything else (bootstrap, close, idle, ...) is the wrapped registry's own
+  return withVerbs(registry, verbs);
 }

@@ -6,6 +6,7 @@
  * caller's rules, TokenReview the token authenticator, SelfSubjectReview the user provider. Any
  * other verb on a review is 405.
  */
+import { withVerbs } from '../registry/with-verbs';
 import { ApiError, errors } from '../errors';
 import type { KindDefinition, KubeObject } from '../kind';
 import { isObj } from '../kinds/util';
@@ -163,12 +164,6 @@ export function withAccessReviews<R extends Registry>(registry: R, opts: AccessR
     patchSubresource: (t, n, type, body, o) => (isReview(t) ? refuse(t, 'patch') : registry.patchSubresource(t, n, type, body, o)),
     createSubresource: (t, n, body, o) => (isReview(t) ? refuse(t, 'create') : registry.createSubresource(t, n, body, o)),
   };
-  // everything else (bootstrap, close, idle, ...) is the wrapped registry's own, bound to it
-  return new Proxy(registry, {
-    get(target, prop, receiver) {
-      if (typeof prop === 'string' && Object.hasOwn(verbs, prop)) return verbs[prop as keyof Registry];
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  // everything else (bootstrap, close, idle, ...) is the wrapped registry's own
+  return withVerbs(registry, verbs);
 }

@@ -3,6 +3,7 @@
  * create or update, a dry run) go back at once instead of staying reserved until they expire, as
  * kube's service storage releases them when the write fails.
  */
+import { withVerbs } from '../registry/with-verbs';
 import type { Registry, Target } from '../registry/types';
 import type { LiveServiceAllocator } from './live';
 
@@ -28,11 +29,6 @@ export function withAllocationRelease<R extends Registry>(registry: R, allocator
     update: (t, body, o) => releasing(t, keyOf(t, body), o.dryRun, () => registry.update(t, body, o)),
     patch: (t, type, body, o) => releasing(t, keyOf(t), o.dryRun, () => registry.patch(t, type, body, o)),
   };
-  return new Proxy(registry, {
-    get(target, prop, receiver) {
-      if (typeof prop === 'string' && Object.hasOwn(verbs, prop)) return verbs[prop as keyof Registry];
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  // everything else (bootstrap, close, idle, ...) is the wrapped registry's own
+  return withVerbs(registry, verbs);
 }

@@ -9,6 +9,7 @@
  * Every other kind, and every other verb, goes to the wrapped registry unchanged (the HTTP layer
  * already refuses verbs a kind does not list).
  */
+import { withVerbs } from '../registry/with-verbs';
 import { ApiError } from '../errors';
 import type { KubeObject } from '../kind';
 import type { Scheme } from '../scheme';
@@ -59,11 +60,6 @@ export function withVirtualKinds<R extends Registry>(registry: R, opts: VirtualK
     watch: (t, o, sink) => (cs(t) ? refuse(t, 'watch') : registry.watch(t, o, sink)),
     create: (t, body, o) => (isCore(t, 'bindings') ? createBinding(registry, scheme, t, body, o) : registry.create(t, body, o)),
   };
-  return new Proxy(registry, {
-    get(target, prop, receiver) {
-      if (typeof prop === 'string' && Object.hasOwn(verbs, prop)) return verbs[prop as keyof Registry];
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  // everything else (bootstrap, close, idle, ...) is the wrapped registry's own
+  return withVerbs(registry, verbs);
 }

@@ -13,6 +13,7 @@
  * - the answer is the TokenRequest with status.token and status.expirationTimestamp (201). Dry run
  *   checks everything and issues no token.
  */
+import { withVerbs } from '../../api/registry/with-verbs';
 import { ApiError, errors } from '../../api/errors';
 import type { KubeObject } from '../../api/kind';
 import type { Scheme } from '../../api/scheme';
@@ -143,13 +144,7 @@ export function withTokenRequest<R extends Registry>(registry: R, opts: TokenReq
   }
 
   const isToken = (t: Target, sub: string): boolean => t.kind.group === '' && t.kind.resource === 'serviceaccounts' && sub === 'token';
-  return new Proxy(registry, {
-    get(target, prop, receiver) {
-      if (prop === 'createSubresource') {
-        return (t: Target, sub: string, body: KubeObject, o: WriteOptions) => (isToken(t, sub) ? createToken(t, body, o) : target.createSubresource(t, sub, body, o));
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
+  return withVerbs(registry, {
+    createSubresource: (t: Target, sub: string, body: KubeObject, o: WriteOptions) => (isToken(t, sub) ? createToken(t, body, o) : registry.createSubresource(t, sub, body, o)),
   });
 }
