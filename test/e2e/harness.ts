@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Test } from 'tap';
 import { freePort } from '../../bench/lib/processes';
+import { rememberPki, seedPki } from '../helpers/pki-cache';
 
 export { freePort };
 
@@ -77,6 +78,8 @@ export interface StartOptions {
   port?: number;
   /** extra flags */
   args?: string[];
+  /** let the server generate its own certificates and keys instead of the suite's shared set */
+  freshPki?: boolean;
 }
 
 /** one running `ballast apiserver` process */
@@ -161,6 +164,7 @@ export class ApiServerProcess {
 export async function startApiServer(t: Test, opts: StartOptions = {}): Promise<ApiServerProcess> {
   const dataDir = opts.dataDir ?? tempDir(t, 'data');
   const port = opts.port ?? (await freePort());
+  const generates = opts.freshPki ? false : seedPki(dataDir, opts.args ?? []);
   const child = spawn(
     process.execPath,
     [MAIN_JS, 'apiserver', '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', ...(opts.args ?? [])],
@@ -175,6 +179,7 @@ export async function startApiServer(t: Test, opts: StartOptions = {}): Promise<
     clearTimeout(timer);
   });
   await server.waitReady();
+  if (generates) rememberPki(dataDir);
   return server;
 }
 

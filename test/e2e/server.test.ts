@@ -7,7 +7,7 @@ import { MAIN_JS, startApiServer, waitFor } from './harness';
 const skip = fs.existsSync(MAIN_JS) ? false : 'run make build first';
 
 t.test('starts, writes pki and admin.kubeconfig, announces itself, stops cleanly on SIGTERM', { skip }, async (t) => {
-  const server = await startApiServer(t);
+  const server = await startApiServer(t, { freshPki: true });
   for (const f of ['pki/ca.crt', 'pki/ca.key', 'pki/apiserver.crt', 'pki/apiserver.key', 'admin.kubeconfig', 'state.db']) {
     t.ok(fs.existsSync(path.join(server.dataDir, f)), f);
   }
@@ -36,7 +36,7 @@ t.test('starts, writes pki and admin.kubeconfig, announces itself, stops cleanly
 });
 
 t.test('a restart on the same data dir reuses the CA, so old kubeconfigs stay valid', { skip }, async (t) => {
-  const first = await startApiServer(t);
+  const first = await startApiServer(t, { freshPki: true });
   const ca = fs.readFileSync(path.join(first.dataDir, 'pki/ca.crt'), 'utf8');
   const cert = fs.readFileSync(path.join(first.dataDir, 'pki/apiserver.crt'), 'utf8');
   await first.stop();

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from './client';
 import { freePort, sleep } from '../../../bench/lib/processes';
+import { rememberPki, seedPki } from '../../helpers/pki-cache';
 
 export { sleep };
 
@@ -83,6 +84,7 @@ export class BallastServer {
     this.#client?.close();
     this.#client = undefined;
     this.#output = '';
+    const generates = seedPki(this.dataDir, this.args);
     const child = spawn(
       process.execPath,
       [...this.nodeArgs, MAIN_JS, 'apiserver', '--data-dir', this.dataDir, '--secure-port', String(this.port), '--bind-address', '127.0.0.1', ...this.args],
@@ -97,7 +99,10 @@ export class BallastServer {
       if (!this.running) throw new Error(`the server exited during start:\n${this.#output}`);
       if (fs.existsSync(path.join(this.dataDir, 'admin.kubeconfig'))) {
         try {
-          if ((await this.client().request('GET', '/readyz', { timeoutMs: 2000 })).status === 200) return;
+          if ((await this.client().request('GET', '/readyz', { timeoutMs: 2000 })).status === 200) {
+            if (generates) rememberPki(this.dataDir);
+            return;
+          }
         } catch {
           // not listening yet, or the CA was being (re)generated: read it again next time
           (this.#client as Client | undefined)?.close();
