@@ -108,6 +108,7 @@ export class OidcAuthenticator implements TokenAuthenticator {
   #inflight?: Promise<void>;
   #timer?: NodeJS.Timeout;
   #delay: number;
+  #lastAttempt = 0;
   #closed = false;
 
   constructor(opts: OidcAuthenticatorOptions) {
@@ -138,7 +139,8 @@ export class OidcAuthenticator implements TokenAuthenticator {
       return undefined; // not a JWT: someone else's token
     }
     if (payload.iss !== this.#s.issuerUrl) return undefined;
-    if (!this.#keys) await this.#initialize();
+    // a token may hurry a pending retry along, but at most one attempt a second
+    if (!this.#keys && (this.#inflight || this.#now() - this.#lastAttempt >= 1000)) await this.#initialize();
     if (!this.#keys) throw new AuthenticationError('oidc: authenticator not initialized');
     const fail = (why: string): never => {
       throw new AuthenticationError(`oidc: verify token: ${why}`);
@@ -214,9 +216,12 @@ export class OidcAuthenticator implements TokenAuthenticator {
 
   /** one discovery attempt at a time; on failure another is scheduled with a growing delay */
   #initialize(): Promise<void> {
+    if (this.#keys || this.#closed) return Promise.resolve();
     this.#inflight ??= (async () => {
+      this.#lastAttempt = this.#now();
       try {
         await this.#discover();
+        clearTimeout(this.#timer);
         this.#delay = this.#retry.first;
       } catch (err) {
         this.#warn(`oidc authenticator: initializing plugin: ${(err as Error).message}`);
