@@ -113,6 +113,12 @@ t.test('OIDC, webhook token and front-proxy users', { skip: missingKubectl('1.32
   t.equal(cm.data['requestheader-allowed-names'], '["front-proxy-client"]');
   t.equal(cm.data['requestheader-extra-headers-prefix'], '["X-Remote-Extra-"]');
   t.match(cm.data['client-ca-file'], /BEGIN CERTIFICATE/);
+  // a bad front-proxy CA stops start-up (the generated certificates of the server above are reused: quicker)
+  const garbage = path.join(dir, 'not-a-ca.pem');
+  fs.writeFileSync(garbage, 'hello\n');
+  const ca = spawnSync(process.execPath, [MAIN_JS, 'apiserver', '--data-dir', path.join(dir, 'data2'), '--cert-dir', path.join(server.dataDir, 'pki'), '--secure-port', String(await freePort()), '--bind-address', '127.0.0.1', `--requestheader-client-ca-file=${garbage}`], { encoding: 'utf8', timeout: 30_000 });
+  t.not(ca.status, 0);
+  t.match(ca.stderr, new RegExp(`^Error: --requestheader-client-ca-file ${garbage}: data does not contain any valid RSA or ECDSA certificates$`, 'm'));
 });
 
 t.test('a bad --oidc-issuer-url stops start-up with one line', async (t) => {

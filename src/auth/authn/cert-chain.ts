@@ -72,8 +72,8 @@ export function onlyCertificatesOf(roots: X509Certificate[], inner: RequestAuthe
   };
 }
 
-/** kube's certificateIdentifier: the subject, issuer and serial for logs */
+/** names a certificate in errors, as kube's certificateIdentifier does: serial, subject and issuer */
 export function certificateIdentifier(cert: X509Certificate): string {
   const flat = (dn: string) => dn.split('\n').join(',');
-  return `SN=${BigInt(`0x${cert.serialNumber}`).toString()}, SKID=, AKID= (subject "${flat(cert.subject)}", issuer "${flat(cert.issuer)}")`;
+  return `SN=${BigInt(`0x${cert.serialNumber}`).toString()} (subject "${flat(cert.subject)}", issuer "${flat(cert.issuer)}")`;
 }
