@@ -88,3 +88,18 @@ t.test('a webhook that cannot be reached is an authentication failure', async (t
 t.test('kubeconfig errors name the flag', async (t) => {
   t.throws(() => loadTokenWebhookKubeconfig('/nonexistent/webhook.kubeconfig'), { message: '--authentication-token-webhook-config-file /nonexistent/webhook.kubeconfig: no such file or directory' });
 });
+
+t.test('a webhook that does not answer in time fails once, without retries', async (t) => {
+  let calls = 0;
+  const net = await import('node:net');
+  const silent = net.createServer((socket) => {
+    calls++;
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => silent.close());
+  const port = (silent.address() as AddressInfo).port;
+  const authn = new WebhookTokenAuthenticator({ target: { url: `https://127.0.0.1:${port}/` }, version: 'v1', cacheTtlMs: 0, retries: 2, retryDelayMs: 10, timeoutMs: 200 });
+  await t.rejects(authn.authenticateToken('x', []), { name: 'AuthenticationError', message: /timeout/ });
+  t.equal(calls, 1);
+});

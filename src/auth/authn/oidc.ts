@@ -106,6 +106,7 @@ export class OidcAuthenticator implements TokenAuthenticator {
   #jwksUri?: string;
   #keys?: KeyLookup;
   #inflight?: Promise<void>;
+  #refreshing?: Promise<void>;
   #timer?: NodeJS.Timeout;
   #delay: number;
   #lastAttempt = 0;
@@ -247,8 +248,6 @@ export class OidcAuthenticator implements TokenAuthenticator {
     this.#jwksUri = doc.jwks_uri;
     await this.#refreshKeys();
   }
-
-  #refreshing?: Promise<void>;
 
   /** fetch the key set again; concurrent callers share one fetch */
   #refreshKeys(): Promise<void> {

@@ -113,7 +113,8 @@ export class WebhookTokenAuthenticator implements TokenAuthenticator {
       try {
         return await postJson(t.url, review, { ca: t.ca, cert: t.cert, key: t.key, token: t.token, insecureSkipTLSVerify: t.insecureSkipTLSVerify, timeoutMs: this.#o.timeoutMs ?? 30_000 });
       } catch (err) {
-        if (attempt >= retries) throw new AuthenticationError(`webhook token authenticator: ${(err as Error).message}`, { cause: err });
+        // a webhook that does not answer in time is not asked again: the request would outlive its timeout
+        if (attempt >= retries || /timeout/.test((err as Error).message)) throw new AuthenticationError(`webhook token authenticator: ${(err as Error).message}`, { cause: err });
         await new Promise((r) => setTimeout(r, delay));
         delay *= 2;
       }
