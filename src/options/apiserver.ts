@@ -1,5 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
+import { validateOidcFlags } from '../auth/authn/oidc';
+import type { OidcFlags } from '../auth/authn/oidc';
 import { admissionOptions, authenticationOptions, authorizationOptions } from './apiserver-auth';
 import { auditConfig, auditOptions } from './apiserver-audit';
 import type { AuditConfig } from '../audit/config';
@@ -114,6 +116,18 @@ export interface ApiServerConfig {
       readonly maxTokenExpirationSeconds: number;
       readonly extendTokenExpiration: boolean;
     };
+    /** the --oidc-* flags as given (checked and defaulted by src/auth/authn/oidc.ts) */
+    readonly oidc: OidcFlags;
+    /** --authentication-token-webhook-config-file, -version, -cache-ttl */
+    readonly tokenWebhook: { readonly configFile?: string; readonly version: 'v1' | 'v1beta1'; readonly cacheTtlMs: number };
+    /** the --requestheader-* flags (front-proxy authentication); the lists as given, empty when unset */
+    readonly requestHeader: {
+      readonly clientCaFile?: string;
+      readonly allowedNames: readonly string[];
+      readonly usernameHeaders: readonly string[];
+      readonly groupHeaders: readonly string[];
+      readonly extraHeadersPrefix: readonly string[];
+    };
   };
   /** --audit-* (spec 2, part 6) */
   readonly audit: AuditConfig;
@@ -210,6 +224,42 @@ function serviceAccountConfig(parsed: ParsedOptions) {
   };
 }
 
+/** the OIDC, token webhook and request-header flags, as given */
+function authenticatorFlags(parsed: ParsedOptions) {
+  const list = (flag: string) => Object.freeze(parsed.list(flag).map((v) => v.trim()).filter((v) => v !== ''));
+  const oidc: OidcFlags = Object.freeze({
+      issuerUrl: parsed.string('oidc-issuer-url') || undefined,
+      clientId: parsed.string('oidc-client-id') || undefined,
+      caFile: resolvedFile(parsed.string('oidc-ca-file')),
+      usernameClaim: parsed.string('oidc-username-claim') ?? 'sub',
+      usernamePrefix: parsed.string('oidc-username-prefix') || undefined,
+      groupsClaim: parsed.string('oidc-groups-claim') || undefined,
+      groupsPrefix: parsed.string('oidc-groups-prefix') || undefined,
+      requiredClaims: Object.freeze({ ...((parsed.value('oidc-required-claim') as Record<string, string> | undefined) ?? {}) }),
+      signingAlgs: list('oidc-signing-algs'),
+  });
+  try {
+    validateOidcFlags(oidc);
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+  return {
+    oidc,
+    tokenWebhook: Object.freeze({
+      configFile: resolvedFile(parsed.string('authentication-token-webhook-config-file')),
+      version: parsed.string('authentication-token-webhook-version') === 'v1' ? ('v1' as const) : ('v1beta1' as const),
+      cacheTtlMs: parsed.number('authentication-token-webhook-cache-ttl') ?? 120_000,
+    }),
+    requestHeader: Object.freeze({
+      clientCaFile: resolvedFile(parsed.string('requestheader-client-ca-file')),
+      allowedNames: list('requestheader-allowed-names'),
+      usernameHeaders: list('requestheader-username-headers'),
+      groupHeaders: list('requestheader-group-headers'),
+      extraHeadersPrefix: list('requestheader-extra-headers-prefix'),
+    }),
+  };
+}
+
 /** the issuer of service account tokens when --service-account-issuer is not given */
 export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
@@ -292,6 +342,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       clientCaFile: resolvedFile(parsed.string('client-ca-file')),
       tokenAuthFile: resolvedFile(parsed.string('token-auth-file')),
       ...serviceAccountConfig(parsed),
+      ...authenticatorFlags(parsed),
     }),
     audit: auditConfig(parsed),
     authorization: Object.freeze({

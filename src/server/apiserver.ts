@@ -39,6 +39,11 @@ import type { RequestAuthenticator } from '../auth/authenticator';
 import { X509Authenticator } from '../auth/authn/x509';
 import { TokenFileAuthenticator, loadTokenFile } from '../auth/authn/token-file';
 import { BearerTokenAuthenticator } from '../auth/authn/bearer';
+import { OidcAuthenticator, validateOidcFlags } from '../auth/authn/oidc';
+import { WebhookTokenAuthenticator, loadTokenWebhookKubeconfig } from '../auth/authn/webhook-token';
+import { RequestHeaderAuthenticator } from '../auth/authn/request-header';
+import { onlyCertificatesOf, parseCaBundle } from '../auth/authn/cert-chain';
+import { extensionAuthenticationConfigMap } from '../auth/authn/extension-authentication';
 import type { TokenAuthenticator } from '../api/reviews/authenticator';
 import { serviceAccountAuth, withTokenRequest } from '../auth/serviceaccount/index';
 import type { ObjectLookup } from '../auth/serviceaccount/index';
@@ -194,7 +199,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         logger: logger.child({ component: 'registry' }),
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
-        bootstrapObjects: builtinBootstrapObjects,
+        bootstrapObjects: () => [...builtinBootstrapObjects(), ...authn.bootstrapObjects],
         admission: admission.chain,
       });
     // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them
@@ -363,6 +368,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         runningInformers.stop();
         nodeGraph?.stop();
         closeWebhooks?.();
+        authn.close();
         runningPollers.stop();
         runningApf?.stop();
         runningCrs.close();
@@ -418,16 +424,32 @@ function rbacKinds(scheme: Scheme) {
 }
 
 /**
- * The authenticator chain of the flags, in kube's order (client certificates, then bearer tokens),
- * and the client CA bundle the listener verifies certificates against: --client-ca-file, plus the
- * CA Ballast generated in --cert-dir, which signs the admin kubeconfig's certificate.
+ * The authenticator chain of the flags, in kube's order (front-proxy headers, client certificates,
+ * then bearer tokens: token file, service accounts, bootstrap tokens, OIDC, the token webhook), and
+ * the CA bundle the listener verifies certificates against: --client-ca-file plus the CA Ballast
+ * generated in --cert-dir (which signs the admin kubeconfig's certificate), and the front-proxy CA.
+ * With a front-proxy CA each certificate authenticator checks its own bundle.
  */
 function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger, lookup: ObjectLookup) {
   const a = config.authentication;
   const authenticators: RequestAuthenticator[] = [];
   const bundles = [generatedCa];
   if (a.clientCaFile) bundles.unshift(readFlagFile(a.clientCaFile, '--client-ca-file', (m) => new FlagError(m)));
-  authenticators.push(new X509Authenticator());
+  const clientCa = bundles.join('\n');
+  const rh = a.requestHeader;
+  const proxyCa = rh.clientCaFile ? readFlagFile(rh.clientCaFile, '--requestheader-client-ca-file', (m) => new FlagError(m)) : undefined;
+  if (proxyCa !== undefined) {
+    authenticators.push(new RequestHeaderAuthenticator({
+      roots: caBundle(proxyCa, '--requestheader-client-ca-file', rh.clientCaFile!),
+      allowedNames: rh.allowedNames,
+      usernameHeaders: rh.usernameHeaders,
+      groupHeaders: rh.groupHeaders,
+      extraHeaderPrefixes: rh.extraHeadersPrefix,
+    }));
+    authenticators.push(onlyCertificatesOf(caBundle(clientCa, '--client-ca-file', a.clientCaFile ?? config.certDir), new X509Authenticator()));
+  } else {
+    authenticators.push(new X509Authenticator());
+  }
   const tokens: TokenAuthenticator[] = [];
   if (a.tokenAuthFile) tokens.push(new TokenFileAuthenticator(loadTokenFile(a.tokenAuthFile, (m) => logger.warn(m))));
   const sa = serviceAccountAuth({
@@ -441,15 +463,48 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
     logger: logger.child({ component: 'serviceaccounts' }),
   });
   tokens.push(...sa.tokens);
+  let oidc: OidcAuthenticator | undefined;
+  const oidcSettings = validateOidcFlags(a.oidc);
+  if (oidcSettings) {
+    const ca = a.oidc.caFile ? readFlagFile(a.oidc.caFile, '--oidc-ca-file', (m) => new FlagError(m)) : undefined;
+    const oidcLog = logger.child({ component: 'oidc' });
+    oidc = new OidcAuthenticator({ settings: { ...oidcSettings, ca }, warn: (m) => oidcLog.warn(m) });
+    tokens.push(oidc);
+  }
+  if (a.tokenWebhook.configFile) {
+    tokens.push(new WebhookTokenAuthenticator({
+      target: loadTokenWebhookKubeconfig(a.tokenWebhook.configFile),
+      version: a.tokenWebhook.version,
+      cacheTtlMs: a.tokenWebhook.cacheTtlMs,
+      implicitAudiences: a.apiAudiences,
+    }));
+  }
   const bearer = new BearerTokenAuthenticator(tokens, { apiAudiences: [...a.apiAudiences] });
   authenticators.push(bearer);
+  // discovery starts once everything else has been checked
+  oidc?.start();
+  const published = extensionAuthenticationConfigMap({
+    clientCa,
+    requestHeader: proxyCa === undefined ? undefined : { clientCa: proxyCa, ...rh, extraHeadersPrefix: rh.extraHeadersPrefix },
+  });
   return {
     chain: authenticatorChain(authenticators, { anonymous: a.anonymous }),
-    clientCa: bundles.join('\n'),
+    clientCa: proxyCa === undefined ? clientCa : `${clientCa}\n${proxyCa}`,
     tokens: bearer,
     tokenIssuer: sa.issuer,
     documents: sa.documents,
+    bootstrapObjects: [published],
+    close: () => oidc?.close(),
   };
+}
+
+/** the certificates of a flag-named CA bundle; none is a start-up error naming the flag */
+function caBundle(pem: string, flag: string, file: string) {
+  try {
+    return parseCaBundle(pem);
+  } catch (err) {
+    throw new FlagError(`${flag} ${file}: ${(err as Error).message}`);
+  }
 }
 
 
