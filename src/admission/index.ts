@@ -27,6 +27,7 @@ import { eventRateLimit } from './plugins/event-rate-limit';
 import { ownerReferencesPermissionEnforcement } from './plugins/owner-references';
 import { limitPodHardAntiAffinityTopology } from './plugins/anti-affinity-topology';
 import { imagePolicyWebhook } from './plugins/image-policy-webhook';
+import { podSecurityPolicy } from './plugins/pod-security-policy';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
 export type { AdmissionPluginFactory } from './plugins';
@@ -64,7 +65,8 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('EventRateLimit', (ctx) => eventRateLimit(ctx))
     .register('OwnerReferencesPermissionEnforcement', ownerReferencesPermissionEnforcement)
     .register('LimitPodHardAntiAffinityTopology', limitPodHardAntiAffinityTopology)
-    .register('ImagePolicyWebhook', imagePolicyWebhook);
+    .register('ImagePolicyWebhook', imagePolicyWebhook)
+    .register('PodSecurityPolicy', podSecurityPolicy);
 }
 
 export interface AdmissionSetup {
