@@ -43,3 +43,18 @@ t.test('PodTolerationRestriction: a bad configuration stops start-up naming the 
   t.throws(() => buildAdmission({ scheme: new Scheme(builtinKinds()), enabled: ['PodTolerationRestriction'], configurations: loadAdmissionConfig(file) }),
     { message: `admission-control-config-file ${ownFile}: PodTolerationRestriction: whitelist must be a list of tolerations` });
 });
+
+t.test('PodTolerationRestriction: an empty namespace annotation overrides the cluster default; Burstable pods tolerate memory pressure', async (t) => {
+  const configurations = new Map<string, unknown>([['PodTolerationRestriction', {
+    apiVersion: 'podtolerationrestriction.admission.k8s.io/v1alpha1', kind: 'Configuration', default: [{ key: 'cluster', operator: 'Exists' }],
+  }]]);
+  const f = await admissionFixture(['PodTolerationRestriction'], { configurations });
+  t.teardown(() => f.close());
+  const ns = namespace('bare');
+  ns.metadata!.annotations = { 'scheduler.alpha.kubernetes.io/defaultTolerations': '' };
+  await f.registry.create(f.target('namespaces'), ns, write);
+  const burstable = pod('b', 'bare');
+  (burstable.spec as { containers: Array<Record<string, unknown>> }).containers[0].resources = { requests: { cpu: '100m' } };
+  const res = await f.registry.create(f.target('pods', 'bare'), burstable, write);
+  t.same((res.object.spec as { tolerations: unknown }).tolerations, [{ key: 'node.kubernetes.io/memory-pressure', operator: 'Exists', effect: 'NoSchedule' }]);
+});

@@ -51,9 +51,11 @@ function tolerationList(v: unknown): Toleration[] | undefined {
   return v as Toleration[];
 }
 
-function fromAnnotation(ns: KubeObject, key: string): Toleration[] {
+/** the annotation's tolerations; undefined when it is absent (an empty value overrides the cluster's list with none) */
+function fromAnnotation(ns: KubeObject, key: string): Toleration[] | undefined {
   const text = annotationsOf(ns)[key];
-  if (!text) return [];
+  if (text === undefined) return undefined;
+  if (text === '') return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -82,22 +84,23 @@ export function podTolerationRestriction(ctx: AdmissionPluginContext): Admission
 
   return {
     async admit(a) {
-      if (a.operation !== 'CREATE' || !appliesTo(a)) return;
+      if (!appliesTo(a)) return;
       const spec = podSpec(a.object!);
-      const own = Array.isArray(spec.tolerations) ? spec.tolerations : [];
-      let defaults = fromAnnotation(await requestNamespace(ctx, a.namespace), DEFAULT_TOLERATIONS_ANNOTATION);
-      if (defaults.length === 0) defaults = clusterDefault;
-      if (!bestEffort(spec)) defaults = [...defaults, MEMORY_PRESSURE];
-      if (defaults.length === 0) return;
-      if (conflict(defaults, own)) throw admissionForbidden(a, 'namespace tolerations and pod tolerations conflict');
-      spec.tolerations = merge(defaults, own);
+      let tolerations = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+      if (a.operation === 'CREATE') {
+        const defaults = fromAnnotation(await requestNamespace(ctx, a.namespace), DEFAULT_TOLERATIONS_ANNOTATION) ?? clusterDefault;
+        if (conflict(defaults, tolerations)) throw admissionForbidden(a, 'namespace tolerations and pod tolerations conflict');
+        tolerations = merge(defaults, tolerations);
+      }
+      // kube lets every pod but BestEffort ones stay on nodes under memory pressure
+      if (!bestEffort(spec)) tolerations = merge(tolerations, [MEMORY_PRESSURE]);
+      if (tolerations.length) spec.tolerations = tolerations;
     },
     async validate(a) {
       if (!appliesTo(a)) return;
       const own = podSpec(a.object!).tolerations ?? [];
       if (own.length === 0) return;
-      let whitelist = fromAnnotation(await requestNamespace(ctx, a.namespace), TOLERATIONS_WHITELIST_ANNOTATION);
-      if (whitelist.length === 0) whitelist = clusterWhitelist;
+      const whitelist = fromAnnotation(await requestNamespace(ctx, a.namespace), TOLERATIONS_WHITELIST_ANNOTATION) ?? clusterWhitelist;
       if (whitelist.length === 0) return;
       if (!own.every((t) => whitelist.some((w) => covers(w, t)))) {
         throw admissionForbidden(a, 'pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist');
