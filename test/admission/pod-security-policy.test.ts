@@ -64,3 +64,19 @@ t.test('PodSecurityPolicy: usable policies in order, defaults applied, violation
   const plain = await f.registry.create(f.target('pods', 'default'), pod('e'), bob);
   t.equal(plain.object.metadata?.annotations?.['kubernetes.io/psp'], 'privileged', 'a policy that admits the pod unchanged comes before one that would change it');
 });
+
+t.test('PodSecurityPolicy: allowedHostPaths, read-only ones require read-only mounts', async (t) => {
+  const f = await admissionFixture(['PodSecurityPolicy'], { authorizer });
+  t.teardown(() => f.close());
+  await f.registry.create({ kind: f.kind('podsecuritypolicies', 'policy', 'v1beta1') }, psp('hosts', {
+    volumes: ['hostPath'], allowedHostPaths: [{ pathPrefix: '/var/log', readOnly: true }, { pathPrefix: '/data' }],
+  }), bob);
+  const mounting = (name: string, hostPath: string, readOnly: boolean) =>
+    withContainer(name, { volumeMounts: [{ name: 'h', mountPath: '/h', readOnly }] }, { volumes: [{ name: 'h', hostPath: { path: hostPath } }] });
+  await f.registry.create(f.target('pods', 'default'), mounting('a', '/data/x', false), bob);
+  await f.registry.create(f.target('pods', 'default'), mounting('b', '/var/log', true), bob);
+  await rejects(t, f.registry.create(f.target('pods', 'default'), mounting('c', '/var/log/app', false), bob), 403, 'Forbidden',
+    'pods "c" is forbidden: unable to validate against any pod security policy: [spec.containers[0].volumeMounts[0].readOnly: Invalid value: false: must be read-only]');
+  await rejects(t, f.registry.create(f.target('pods', 'default'), mounting('d', '/etc', true), bob), 403, 'Forbidden',
+    'pods "d" is forbidden: unable to validate against any pod security policy: [spec.volumes[0].hostPath.pathPrefix: Invalid value: "/etc": is not allowed to be used]');
+});

@@ -9,7 +9,7 @@
  * policy: [...]` listing the violations of the usable policies (an empty list when there is no
  * policy at all, as kube answers). Updates are validated without changes, the pod's own policy first.
  *
- * Covered: privileged, hostNetwork/PID/IPC, hostPorts, volumes, allowedHostPaths, runAsUser
+ * Covered: privileged, hostNetwork/PID/IPC, hostPorts, volumes, allowedHostPaths (and their readOnly), runAsUser
  * (MustRunAs, MustRunAsNonRoot, RunAsAny), fsGroup and supplementalGroups (MustRunAs, MayRunAs,
  * RunAsAny), capabilities, readOnlyRootFilesystem, allowPrivilegeEscalation. Not yet: seLinux
  * MustRunAs, runAsGroup, allowedProcMountTypes, sysctls, AppArmor/seccomp annotations, flexVolumes, CSI drivers.
@@ -135,8 +135,17 @@ function violations(p: PolicySpec, spec: PodSpec & { hostNetwork?: boolean; host
       return;
     }
     const hostPath = type === 'hostPath' && isObj(v.hostPath) ? String(v.hostPath.path ?? '') : undefined;
-    if (hostPath !== undefined && p.allowedHostPaths?.length && !p.allowedHostPaths.some((a) => pathAllowed(a.pathPrefix ?? '', hostPath))) {
+    if (hostPath === undefined || !p.allowedHostPaths?.length) return;
+    const matching = p.allowedHostPaths.filter((a) => pathAllowed(a.pathPrefix ?? '', hostPath));
+    if (matching.length === 0) {
       errs.push(invalid(`spec.volumes[${i}].hostPath.pathPrefix`, hostPath, 'is not allowed to be used'));
+    } else if (matching.every((a) => a.readOnly === true)) {
+      // only read-only entries allow the path: every mount of the volume must be read-only
+      for (const { container, path } of containersOf(spec)) {
+        (container.volumeMounts ?? []).forEach((m, j) => {
+          if (m.name === v.name && m.readOnly !== true) errs.push(invalid(`${path}.volumeMounts[${j}].readOnly`, false, 'must be read-only'));
+        });
+      }
     }
   });
   for (const { container: c, path } of containersOf(spec)) {
