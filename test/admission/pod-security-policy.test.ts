@@ -80,3 +80,18 @@ t.test('PodSecurityPolicy: allowedHostPaths, read-only ones require read-only mo
   await rejects(t, f.registry.create(f.target('pods', 'default'), mounting('d', '/etc', true), bob), 403, 'Forbidden',
     'pods "d" is forbidden: unable to validate against any pod security policy: [spec.volumes[0].hostPath.pathPrefix: Invalid value: "/etc": is not allowed to be used]');
 });
+
+t.test('PodSecurityPolicy: group strategies default and check fsGroup, supplementalGroups and runAsGroup', async (t) => {
+  const f = await admissionFixture(['PodSecurityPolicy'], { authorizer });
+  t.teardown(() => f.close());
+  const ranges = [{ min: 100, max: 200 }];
+  await f.registry.create({ kind: f.kind('podsecuritypolicies', 'policy', 'v1beta1') }, psp('groups', {
+    fsGroup: { rule: 'MustRunAs', ranges }, supplementalGroups: { rule: 'MustRunAs', ranges }, runAsGroup: { rule: 'MustRunAs', ranges },
+  }), bob);
+  const made = await f.registry.create(f.target('pods', 'default'), pod('a'), bob);
+  t.same((made.object.spec as { securityContext: unknown }).securityContext, { fsGroup: 100, supplementalGroups: [100] });
+  t.same((made.object.spec as { containers: Array<{ securityContext: unknown }> }).containers[0].securityContext, { runAsGroup: 100 });
+  await rejects(t, f.registry.create(f.target('pods', 'default'), withContainer('b', { securityContext: { runAsGroup: 5 } }, { securityContext: { fsGroup: 7 } }), bob), 403, 'Forbidden',
+    'pods "b" is forbidden: unable to validate against any pod security policy: [spec.securityContext.fsGroup: Invalid value: []int64{7}: group 7 must be in the ranges: [{100 200}] ' +
+    'spec.containers[0].securityContext.runAsGroup: Invalid value: []int64{5}: group 5 must be in the ranges: [{100 200}]]');
+});

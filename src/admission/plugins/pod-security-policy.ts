@@ -10,9 +10,9 @@
  * policy at all, as kube answers). Updates are validated without changes, the pod's own policy first.
  *
  * Covered: privileged, hostNetwork/PID/IPC, hostPorts, volumes, allowedHostPaths (and their readOnly), runAsUser
- * (MustRunAs, MustRunAsNonRoot, RunAsAny), fsGroup and supplementalGroups (MustRunAs, MayRunAs,
- * RunAsAny), capabilities, readOnlyRootFilesystem, allowPrivilegeEscalation. Not yet: seLinux
- * MustRunAs, runAsGroup, allowedProcMountTypes, sysctls, AppArmor/seccomp annotations, flexVolumes, CSI drivers.
+ * (MustRunAs, MustRunAsNonRoot, RunAsAny), runAsGroup, fsGroup and supplementalGroups (MustRunAs,
+ * MayRunAs, RunAsAny), capabilities, readOnlyRootFilesystem, allowPrivilegeEscalation. Not yet: seLinux
+ * MustRunAs, allowedProcMountTypes, sysctls, AppArmor/seccomp annotations, flexVolumes, CSI drivers.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../../api/kind';
@@ -45,6 +45,7 @@ interface PolicySpec {
   allowPrivilegeEscalation?: boolean;
   defaultAllowPrivilegeEscalation?: boolean;
   runAsUser?: { rule?: string; ranges?: IdRange[] };
+  runAsGroup?: { rule?: string; ranges?: IdRange[] };
   fsGroup?: { rule?: string; ranges?: IdRange[] };
   supplementalGroups?: { rule?: string; ranges?: IdRange[] };
 }
@@ -86,6 +87,7 @@ function applyDefaults(p: PolicySpec, spec: PodSpec): void {
       if (p.runAsUser?.rule === 'MustRunAs' && p.runAsUser.ranges?.length) set('runAsUser', p.runAsUser.ranges[0].min);
       else if (p.runAsUser?.rule === 'MustRunAsNonRoot' && (sc.runAsNonRoot ?? podLevel.runAsNonRoot) == null) set('runAsNonRoot', true);
     }
+    if (p.runAsGroup?.rule === 'MustRunAs' && (sc.runAsGroup ?? podLevel.runAsGroup) == null && p.runAsGroup.ranges?.length) set('runAsGroup', p.runAsGroup.ranges[0].min);
     const caps = isObj(sc.capabilities) ? sc.capabilities : {};
     const add = sortedSet(caps.add);
     const drop = sortedSet(caps.drop);
@@ -160,6 +162,14 @@ function violations(p: PolicySpec, spec: PodSpec & { hostNetwork?: boolean; host
       if (runAsNonRoot === false) errs.push(invalid(`${scPath}.runAsNonRoot`, false, 'must be true'));
       else if (runAsUser === 0) errs.push(invalid(`${scPath}.runAsUser`, 0, 'running with the root UID is forbidden'));
       else if ((runAsUser === undefined || runAsUser === null) && runAsNonRoot == null) errs.push(`${scPath}.runAsNonRoot: Required value: must be true`);
+    }
+    const runAsGroup = (sc.runAsGroup ?? psc.runAsGroup) as number | undefined | null;
+    if (p.runAsGroup?.rule === 'MustRunAs' || p.runAsGroup?.rule === 'MayRunAs') {
+      if (runAsGroup == null) {
+        if (p.runAsGroup.rule === 'MustRunAs') errs.push(`${scPath}.runAsGroup: Invalid value: []int64(nil): unable to validate empty groups against required ranges`);
+      } else if (!inRanges(runAsGroup, p.runAsGroup.ranges)) {
+        errs.push(`${scPath}.runAsGroup: Invalid value: []int64{${runAsGroup}}: group ${runAsGroup} must be in the ranges: ${rangesText(p.runAsGroup.ranges)}`);
+      }
     }
     if (sc.privileged === true && !p.privileged) errs.push(invalid(`${scPath}.privileged`, true, 'Privileged containers are not allowed'));
     const caps = isObj(sc.capabilities) ? sc.capabilities : {};
