@@ -39,8 +39,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** the plugin configurations by plugin name, with the file each came from (for plugins' own errors) */
+export class AdmissionConfigurations extends Map<string, unknown> {
+  readonly sources = new Map<string, string>();
+}
+
 /** the plugin configurations by plugin name */
-export function loadAdmissionConfig(file: string): Map<string, unknown> {
+export function loadAdmissionConfig(file: string): AdmissionConfigurations {
   const doc = readYaml(file, file);
   if (!isObject(doc)) throw new AdmissionConfigError(file, 'expected an AdmissionConfiguration object');
   if (doc.kind !== 'AdmissionConfiguration' || typeof doc.apiVersion !== 'string' || !API_VERSIONS.has(doc.apiVersion)) {
@@ -48,7 +53,7 @@ export function loadAdmissionConfig(file: string): Map<string, unknown> {
   }
   const plugins = doc.plugins ?? [];
   if (!Array.isArray(plugins)) throw new AdmissionConfigError(file, 'plugins must be a list');
-  const configs = new Map<string, unknown>();
+  const configs = new AdmissionConfigurations();
   plugins.forEach((entry, i) => {
     if (!isObject(entry) || typeof entry.name !== 'string' || entry.name === '') {
       throw new AdmissionConfigError(file, `plugins[${i}].name: Required value`);
@@ -59,9 +64,12 @@ export function loadAdmissionConfig(file: string): Map<string, unknown> {
     }
     if (entry.path !== undefined) {
       if (typeof entry.path !== 'string' || entry.path === '') throw new AdmissionConfigError(file, `plugins[${i}].path must be a file name`);
-      configs.set(entry.name, readYaml(path.resolve(path.dirname(file), entry.path), file));
+      const own = path.resolve(path.dirname(file), entry.path);
+      configs.set(entry.name, readYaml(own, file));
+      configs.sources.set(entry.name, own);
     } else {
       configs.set(entry.name, entry.configuration);
+      configs.sources.set(entry.name, file);
     }
   });
   return configs;

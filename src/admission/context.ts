@@ -54,6 +54,11 @@ export class AdmissionObjects {
     return { kind, namespace: kind.namespaced ? namespace : undefined, name };
   }
 
+  /** the served kind of an apiVersion and kind (a RESTMapper lookup), undefined when none */
+  kindOf(apiVersion: string, kind: string) {
+    return this.#scheme.byKind(apiVersion, kind);
+  }
+
   /** the object, or undefined when it (or its kind) does not exist */
   async get(ref: ResourceRef, namespace: string, name: string): Promise<KubeObject | undefined> {
     const target = this.target(ref, namespace, name);
@@ -80,6 +85,8 @@ export interface AdmissionPluginContext {
   readonly flags: AdmissionFlags;
   /** the plugin's configuration from --admission-control-config-file (undefined when none) */
   readonly configuration?: unknown;
+  /** the file that configuration was read from (its own `path`, or the admission configuration file) */
+  readonly configurationFile?: string;
 }
 
 export const CORE = (resource: string): ResourceRef => ({ group: '', version: 'v1', resource });

@@ -21,10 +21,18 @@ import { alwaysPullImages, defaultIngressClass, securityContextDeny } from './pl
 import { runtimeClass } from './plugins/runtime-class';
 import { denyServiceExternalIPs, extendedResourceToleration } from './plugins/service-pod-extras';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './plugins/certificates';
+import { podNodeSelector } from './plugins/pod-node-selector';
+import { podTolerationRestriction } from './plugins/pod-toleration-restriction';
+import { eventRateLimit } from './plugins/event-rate-limit';
+import { ownerReferencesPermissionEnforcement } from './plugins/owner-references';
+import { limitPodHardAntiAffinityTopology } from './plugins/anti-affinity-topology';
+import { imagePolicyWebhook } from './plugins/image-policy-webhook';
+import { podSecurityPolicy } from './plugins/pod-security-policy';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
 export type { AdmissionPluginFactory } from './plugins';
 export { loadAdmissionConfig } from './config-file';
+import { AdmissionConfigurations } from './config-file';
 
 /** every plugin Ballast implements; known names left out admit everything */
 export function builtinAdmissionPlugins(): AdmissionPlugins {
@@ -51,7 +59,14 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('ExtendedResourceToleration', extendedResourceToleration)
     .register('CertificateApproval', certificateApproval)
     .register('CertificateSigning', certificateSigning)
-    .register('CertificateSubjectRestriction', certificateSubjectRestriction);
+    .register('CertificateSubjectRestriction', certificateSubjectRestriction)
+    .register('PodNodeSelector', podNodeSelector)
+    .register('PodTolerationRestriction', podTolerationRestriction)
+    .register('EventRateLimit', (ctx) => eventRateLimit(ctx))
+    .register('OwnerReferencesPermissionEnforcement', ownerReferencesPermissionEnforcement)
+    .register('LimitPodHardAntiAffinityTopology', limitPodHardAntiAffinityTopology)
+    .register('ImagePolicyWebhook', imagePolicyWebhook)
+    .register('PodSecurityPolicy', podSecurityPolicy);
 }
 
 export interface AdmissionSetup {
@@ -75,6 +90,7 @@ export function buildAdmission(setup: AdmissionSetup): { chain: AdmissionChain; 
     authorizer: setup.authorizer,
     flags,
     configuration: setup.configurations?.get(name),
+    configurationFile: setup.configurations instanceof AdmissionConfigurations ? setup.configurations.sources.get(name) : undefined,
   }));
   return { chain, objects };
 }

@@ -2,7 +2,7 @@
  * The admission plugins Ballast knows, kube's order they run in, and the set enabled by default
  * (kube-apiserver 1.20's). Which plugins run is the default set plus --enable-admission-plugins
  * minus --disable-admission-plugins; the order never depends on the flags. A known name without a
- * factory (ImagePolicyWebhook, PodSecurityPolicy, ...) runs as a plugin that admits everything.
+ * factory (PersistentVolumeLabel, ...) runs as a plugin that admits everything.
  */
 import { FlagError } from '../options/types';
 import type { Admission } from './types';
