@@ -10,6 +10,8 @@
  * metrics         every request counted and timed as kube does (apiserver_request_total, ...)
  * error Status    every thrown ApiError (and anything unexpected, as a 500) becomes a metav1 Status
  * timeout         504 after --request-timeout (watches exempt; they end at their own timeout)
+ * CORS            Access-Control-* headers for --cors-allowed-origins; their preflights answered 204
+ * throttle        long-running responses limited to --max-connection-bytes-per-sec
  * authentication  the caller (ctx.state.user), or 401 (kube's WithAuthentication; audited by kube's
  *                 failed-authentication audit when auditing is on)
  * audit           audit events for the request at each stage its policy keeps (kube's WithAudit)
@@ -38,6 +40,8 @@ import { requestMetrics, serveMetrics } from './middleware/metrics';
 import type { ApiServerMetrics } from '../metrics/apiserver-metrics';
 import { debugHandlers } from './debug';
 import { errorStatus } from './middleware/error-status';
+import { cors } from './middleware/cors';
+import { throttleLongRunning } from './middleware/throttle';
 import { impersonation } from './middleware/impersonation';
 import { inflightLimit } from './middleware/inflight-limit';
 import { priorityAndFairness } from './middleware/priority-and-fairness';
@@ -91,6 +95,12 @@ export interface ApiServerAppOptions {
     maxMutatingRequestsInflight?: number;
     /** socket bytes a watch may have waiting before it is closed as fallen behind. Default 16 MiB */
     maxWatchBufferedBytes?: number;
+    /** --cors-allowed-origins (regular expressions); empty or undefined = no CORS */
+    corsAllowedOrigins?: readonly string[];
+    /** --max-connection-bytes-per-sec for long-running responses; 0 or undefined = no limit */
+    maxConnectionBytesPerSec?: number;
+    /** host:port of serverAddressByClientCIDRs (--external-hostname or the advertise address, and the port); undefined = the request's Host */
+    externalAddress?: string;
   };
 }
 
@@ -118,6 +128,8 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
   }
   app.use(errorStatus());
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
+  if (o.corsAllowedOrigins?.length) app.use(cors(o.corsAllowedOrigins));
+  if (o.maxConnectionBytesPerSec) app.use(throttleLongRunning(o.maxConnectionBytesPerSec));
   const auditing = opts.audit && createAuditing({ maxBodyBytes: o.maxRequestBodyBytes, ...opts.audit });
   if (auditing && opts.authenticator) app.use(auditing.failedAuthentication);
   if (opts.authenticator) app.use(authentication(opts.authenticator));
@@ -146,6 +158,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
       version: opts.version,
       extensions: opts.aggregated,
       documents: opts.documents,
+      externalAddress: o.externalAddress,
       health: { checks: opts.health, isShuttingDown: () => shuttingDown },
       deps: {
         registry: opts.registry,

@@ -13,6 +13,8 @@ export interface HealthCheck {
   check(): Promise<void>;
   /** only part of /readyz (not /livez or /healthz) */
   readyOnly?: boolean;
+  /** what /livez runs instead of `check` (post-start hooks pass there during --livez-grace-period) */
+  livezCheck?(): Promise<void>;
 }
 
 export type HealthEndpoint = 'healthz' | 'livez' | 'readyz';
@@ -28,7 +30,9 @@ function checksFor(endpoint: HealthEndpoint, o: HealthOptions): HealthCheck[] {
   const list: HealthCheck[] = [
     { name: 'ping', check: ok },
     { name: 'log', check: ok },
-    ...o.checks.filter((c) => endpoint === 'readyz' || !c.readyOnly),
+    ...o.checks
+      .filter((c) => endpoint === 'readyz' || !c.readyOnly)
+      .map((c) => (endpoint === 'livez' && c.livezCheck ? { ...c, check: c.livezCheck } : c)),
   ];
   if (endpoint === 'readyz') {
     list.push({

@@ -37,6 +37,8 @@ export interface RoutesOptions {
   extensions?: { discovery?: DiscoveryExtension; openapi?: OpenApiExtension };
   /** documents by exact path (GET and HEAD) */
   documents?: ReadonlyMap<string, PathDocument>;
+  /** host:port for serverAddressByClientCIDRs (kube's ExternalAddress); undefined = the request's Host */
+  externalAddress?: string;
 }
 
 function serveDocument(ctx: ApiContext, doc: object | undefined, allowDiscovery = false, aggregated?: (v: 'v2' | 'v2beta1') => object): void {
@@ -81,7 +83,7 @@ export function routes(o: RoutesOptions): ApiMiddleware {
       return;
     }
     if (parts[0] === 'api') {
-      if (parts.length === 1) return serveDocument(ctx, apiVersions(scheme, serverAddress(ctx)), true, (v) => aggregatedDiscovery(scheme, true, v, ext));
+      if (parts.length === 1) return serveDocument(ctx, apiVersions(scheme, o.externalAddress ?? serverAddress(ctx)), true, (v) => aggregatedDiscovery(scheme, true, v, ext));
       if (parts.length === 2) return serveDocument(ctx, apiResourceList(scheme, '', parts[1]));
     }
     if (parts[0] === 'apis') {

@@ -34,10 +34,10 @@ export const limitOptions: OptionGroup = Object.freeze({
       supported: true,
       validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
     }),
-    option('max-connection-bytes-per-sec', 'int', 'when not 0, bytes per second allowed on each long-running connection', { default: '0' }),
-    option('livez-grace-period', 'duration', 'time after start during which /livez treats unfinished start-up hooks as healthy', { default: '0s' }),
-    option('identity-lease-duration-seconds', 'int', 'lease duration of this server\'s identity', { default: '3600', validate: atLeast(1) }),
-    option('identity-lease-renew-interval-seconds', 'int', 'how often that lease is renewed', { default: '10', validate: atLeast(1) }),
+    option('max-connection-bytes-per-sec', 'int', 'when not 0, the response bytes of each long-running request (watches; log, exec, attach, portforward, proxy) leave at most at this rate', { default: '0', supported: true, validate: nonNegative }),
+    option('livez-grace-period', 'duration', 'time after start during which /livez treats unfinished post-start hooks (poststarthook/bootstrap-controller, poststarthook/start-kube-apiserver-identity-lease-controller) as healthy; /readyz waits for them', { default: '0s', supported: true }),
+    option('identity-lease-duration-seconds', 'int', 'leaseDurationSeconds of this server\'s identity Lease (kube-system/apiserver-<hash>, with the APIServerIdentity gate); leases not renewed within it are deleted', { default: '3600', validate: atLeast(1), supported: true }),
+    option('identity-lease-renew-interval-seconds', 'int', 'how often that lease is renewed', { default: '10', validate: atLeast(1), supported: true }),
   ],
 });
 

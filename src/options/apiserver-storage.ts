@@ -6,9 +6,9 @@ import type { OptionGroup } from './types';
 export const apiServerNetworkOptions: OptionGroup = Object.freeze({
   title: 'API server flags',
   options: [
-    option('advertise-address', 'ip', 'address other cluster members are told to reach this server at; defaults to the bind address'),
-    option('external-hostname', 'string', 'host name used in URLs this server hands out (discovery, API docs)'),
-    option('cors-allowed-origins', 'stringSlice', 'origins (regular expressions) allowed by CORS; empty leaves CORS off'),
+    option('advertise-address', 'ip', 'address published in the endpoints of the "kubernetes" service (and, without --external-hostname, in /api discovery and the service account jwks_uri); defaults to --bind-address, or when that is 0.0.0.0 or :: to the first IPv4 address of the default route\'s interface', { supported: true }),
+    option('external-hostname', 'string', 'host name used in URLs this server hands out: serverAddressByClientCIDRs of /api (<host>:<secure-port>) and the service account issuer\'s jwks_uri when --service-account-jwks-uri is not given; defaults to --advertise-address', { supported: true }),
+    option('cors-allowed-origins', 'stringSlice', 'origins (regular expressions, matched anywhere in the Origin header; anchor them) whose browser requests get CORS headers; their preflight OPTIONS requests are answered before authentication; empty leaves CORS off', { supported: true }),
     option('goaway-chance', 'float', 'share of HTTP/2 requests answered with GOAWAY so clients spread over servers behind a load balancer (0 to 0.02)', {
       default: '0',
       validate: between(0, 0.02),
@@ -17,28 +17,29 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
     option('enable-aggregator-routing', 'bool', 'send aggregated API requests to endpoint IPs rather than the service IP', { supported: true }),
     option('proxy-client-cert-file', 'string', 'client certificate this server presents when it calls extension servers and webhooks', { supported: true }),
     option('proxy-client-key-file', 'string', 'key of --proxy-client-cert-file', { supported: true }),
-    option('egress-selector-config-file', 'string', 'egress selector configuration file'),
-    option('enable-garbage-collector', 'bool', 'run the generic garbage collector; must match the controller manager', { default: 'true' }),
+    option('egress-selector-config-file', 'string', 'EgressSelectorConfiguration file (apiserver.k8s.io/v1beta1 or v1alpha1); only the Direct proxy protocol is accepted (the cluster, controlplane and etcd selections are all reached directly), HTTPConnect and GRPC stop start-up', { supported: true }),
+    option('enable-garbage-collector', 'bool', 'deletes add the orphan and foregroundDeletion finalizers that propagationPolicy (and orphanDependents) ask for; false leaves finalizers as they are, as kube does without the garbage collector. Ballast has no garbage collector yet, so those finalizers stay until removed by hand', { default: 'true', supported: true }),
     option('enable-priority-and-fairness', 'bool', 'classify requests by FlowSchemas and queue them fairly per priority level (seats from --max-requests-inflight plus --max-mutating-requests-inflight) instead of the plain in-flight limits', {
       default: 'true',
       supported: true,
     }),
-    option('endpoint-reconciler-type', 'string', 'how the "kubernetes" service endpoints are kept: master-count, lease or none', {
+    option('endpoint-reconciler-type', 'string', 'how the Endpoints and EndpointSlice of the "kubernetes" service are kept (every 10 s): lease (each server renews a 15 s lease; the endpoints are the live servers), master-count (this server among at most --apiserver-count addresses) or none (not written)', {
       default: 'lease',
+      supported: true,
       validate: oneOf('master-count', 'lease', 'none'),
     }),
-    option('apiserver-count', 'int', 'number of API servers (with master-count reconciling)', { default: '1', validate: atLeast(1) }),
-    option('kubernetes-service-node-port', 'int', 'when not 0, the "kubernetes" service is a NodePort service on this port', { default: '0' }),
+    option('apiserver-count', 'int', 'number of API servers (with master-count reconciling)', { default: '1', validate: atLeast(1), supported: true }),
+    option('kubernetes-service-node-port', 'int', 'when not 0, the "kubernetes" service is a NodePort service on this port (within --service-node-port-range)', { default: '0', supported: true }),
     option('service-cluster-ip-range', 'string', 'IPv4 CIDR (a /12 to a /29) from which services get their cluster IPs, no two alike; its first address is the kubernetes service\'s. Default 10.96.0.0/12 (kubeadm\'s)', { supported: true }),
     option('service-node-port-range', 'portRange', 'inclusive port range NodePort and LoadBalancer services get their node ports from, no two alike', { default: '30000-32767', supported: true }),
-    option('master-service-namespace', 'string', 'deprecated: namespace of the master services injected into pods', { default: 'default' }),
+    option('master-service-namespace', 'string', 'deprecated: namespace of the "kubernetes" service, its Endpoints and EndpointSlice', { default: 'default', supported: true }),
     option('allow-privileged', 'bool', 'allow privileged containers', { default: 'false' }),
     option('default-not-ready-toleration-seconds', 'int', 'tolerationSeconds of the notReady:NoExecute toleration added to pods without one', { default: '300' }),
     option('default-unreachable-toleration-seconds', 'int', 'tolerationSeconds of the unreachable:NoExecute toleration added to pods without one', { default: '300' }),
-    option('kubelet-certificate-authority', 'string', 'CA file used to check node agent serving certificates'),
-    option('kubelet-client-certificate', 'string', 'client certificate presented to node agents'),
-    option('kubelet-client-key', 'string', 'key of --kubelet-client-certificate'),
-    option('kubelet-preferred-address-types', 'stringSlice', 'node address types tried, in order, to reach a node agent', {
+    option('kubelet-certificate-authority', 'string', 'CA file used to check node agent serving certificates (checked at start; the node agent connection comes later)'),
+    option('kubelet-client-certificate', 'string', 'client certificate presented to node agents (checked at start; the node agent connection comes later)'),
+    option('kubelet-client-key', 'string', 'key of --kubelet-client-certificate (checked at start)'),
+    option('kubelet-preferred-address-types', 'stringSlice', 'node address types tried, in order, to reach a node agent: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP (checked at start)', {
       default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
     }),
     option('kubelet-timeout', 'duration', 'time limit of node agent calls', { default: '5s' }),

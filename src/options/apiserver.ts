@@ -165,6 +165,37 @@ export interface ApiServerConfig {
   readonly loggingFormat: 'text' | 'json';
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
   readonly runtimeConfig: Readonly<Record<string, string>>;
+  /** --advertise-address as given; unset = resolved at start from the bind address (src/server/master-service.ts) */
+  readonly advertiseAddress?: string;
+  /** --external-hostname; unset = the advertise address */
+  readonly externalHostname?: string;
+  /** --cors-allowed-origins (regular expressions, checked); empty = CORS off */
+  readonly corsAllowedOrigins: readonly string[];
+  /** --max-connection-bytes-per-sec; 0 = no limit */
+  readonly maxConnectionBytesPerSec: number;
+  /** --livez-grace-period */
+  readonly livezGracePeriodMs: number;
+  /** the APIServerIdentity lease: --identity-lease-duration-seconds, --identity-lease-renew-interval-seconds, and the gate */
+  readonly identityLease: { readonly enabled: boolean; readonly durationSeconds: number; readonly renewIntervalSeconds: number };
+  /** --enable-garbage-collector */
+  readonly enableGarbageCollector: boolean;
+  /** the `kubernetes` service: --master-service-namespace, --endpoint-reconciler-type, --apiserver-count, --kubernetes-service-node-port */
+  readonly masterService: {
+    readonly namespace: string;
+    readonly reconciler: 'lease' | 'master-count' | 'none';
+    readonly apiServerCount: number;
+    readonly nodePort: number;
+  };
+  /** the --kubelet-* flags, checked at start and kept for the node agent connection (not used yet) */
+  readonly kubelet: {
+    readonly certificateAuthority?: string;
+    readonly clientCertificate?: string;
+    readonly clientKey?: string;
+    readonly preferredAddressTypes: readonly string[];
+    readonly timeoutMs: number;
+  };
+  /** --egress-selector-config-file (only Direct transports are accepted) */
+  readonly egressSelectorConfigFile?: string;
   /** flags given on the command line that Ballast parses but does not act on yet */
   readonly ignoredFlags: readonly string[];
 }
@@ -257,6 +288,67 @@ function authenticatorFlags(parsed: ParsedOptions) {
       groupHeaders: list('requestheader-group-headers'),
       extraHeadersPrefix: list('requestheader-extra-headers-prefix'),
     }),
+  };
+}
+
+/** kube's node address types, the values --kubelet-preferred-address-types takes */
+export const NODE_ADDRESS_TYPES = Object.freeze(['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']);
+
+/** the serving and network settings of spec 2, 1.3 and 8 beyond secure serving */
+function networkConfig(parsed: ParsedOptions) {
+  const origins = parsed.list('cors-allowed-origins').filter((o) => o !== '');
+  for (const o of origins) {
+    try {
+      new RegExp(o);
+    } catch (err) {
+      throw new FlagError(`invalid argument "${o}" for "--cors-allowed-origins" flag: ${(err as Error).message}`);
+    }
+  }
+  const serviceNodePorts = portRange(parsed.string('service-node-port-range') ?? '30000-32767');
+  const nodePort = parsed.number('kubernetes-service-node-port') ?? 0;
+  // kube's checks of the kubernetes service's node port
+  if (nodePort < 0 || nodePort > 65535) {
+    throw new FlagError(`--kubernetes-service-node-port ${nodePort} must be between 0 and 65535, inclusive. If 0, the Kubernetes master service will be of type ClusterIP.`);
+  }
+  if (nodePort > 0 && (nodePort < serviceNodePorts.min || nodePort > serviceNodePorts.max)) {
+    throw new FlagError(`kubernetes service node port range ${serviceNodePorts.min}-${serviceNodePorts.max} doesn't contain ${nodePort}`);
+  }
+  const maxBytes = parsed.number('max-connection-bytes-per-sec') ?? 0;
+  if (maxBytes < 0) throw new FlagError('--max-connection-bytes-per-sec must not be negative');
+  const livez = parsed.number('livez-grace-period') ?? 0;
+  if (livez < 0) throw new FlagError('--livez-grace-period can not be a negative value');
+  const addressTypes = parsed.list('kubelet-preferred-address-types').filter((t) => t !== '');
+  for (const t of addressTypes) {
+    if (!NODE_ADDRESS_TYPES.includes(t)) throw new FlagError(`--kubelet-preferred-address-types: unknown address type "${t}" (known: ${NODE_ADDRESS_TYPES.join(', ')})`);
+  }
+  const gates = (parsed.value('feature-gates') as Record<string, boolean> | undefined) ?? {};
+  const reconciler = parsed.string('endpoint-reconciler-type') || 'lease';
+  return {
+    advertiseAddress: parsed.string('advertise-address') || undefined,
+    externalHostname: parsed.string('external-hostname') || undefined,
+    corsAllowedOrigins: Object.freeze(origins),
+    maxConnectionBytesPerSec: maxBytes,
+    livezGracePeriodMs: livez,
+    identityLease: Object.freeze({
+      enabled: gates.APIServerIdentity !== false,
+      durationSeconds: parsed.number('identity-lease-duration-seconds') ?? 3600,
+      renewIntervalSeconds: parsed.number('identity-lease-renew-interval-seconds') ?? 10,
+    }),
+    enableGarbageCollector: parsed.bool('enable-garbage-collector'),
+    masterService: Object.freeze({
+      namespace: parsed.string('master-service-namespace') || 'default',
+      reconciler: reconciler as 'lease' | 'master-count' | 'none',
+      apiServerCount: parsed.number('apiserver-count') ?? 1,
+      nodePort,
+    }),
+    kubelet: Object.freeze({
+      certificateAuthority: resolvedFile(parsed.string('kubelet-certificate-authority')),
+      clientCertificate: resolvedFile(parsed.string('kubelet-client-certificate')),
+      clientKey: resolvedFile(parsed.string('kubelet-client-key')),
+      preferredAddressTypes: Object.freeze(addressTypes.length > 0 ? addressTypes : [...NODE_ADDRESS_TYPES]),
+      timeoutMs: parsed.number('kubelet-timeout') ?? 5000,
+    }),
+    egressSelectorConfigFile: resolvedFile(parsed.string('egress-selector-config-file')),
   };
 }
 
@@ -368,6 +460,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
     runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),
+    ...networkConfig(parsed),
     ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),
   });
 }

@@ -66,6 +66,11 @@ import { defaultComponentProbes } from './component-probes';
 import { isUnspecified, serverUrl, writeKubeconfig } from './kubeconfig';
 import { ensureAdminClientPki, ensureClientPki, ensureServiceAccountKeyPair, ensureServingPki } from './pki';
 import { versionInfo } from './version';
+import { MasterServiceController, defaultAdvertiseAddress } from './master-service';
+import { IdentityLeaseController } from './identity-lease';
+import { PostStartHooks } from './post-start-hooks';
+import { checkKubeletOptions } from './kubelet-options';
+import { loadEgressSelectorConfig } from './egress-selector';
 import type { Logger } from 'pino';
 import type { Store } from '../storage/store';
 import type { ApiServerConfig } from '../options/apiserver';
@@ -99,6 +104,11 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const { config, logger } = opts;
   const serviceAllocator = serviceAllocatorOf(config);
   const kinds = servedBuiltinKinds(config, serviceAllocator);
+  // kube's PublicAddress and ExternalAddress: what the kubernetes service's endpoints and the
+  // URLs this server hands out (discovery, the service account issuer's jwks_uri) name
+  const advertiseAddress = config.advertiseAddress ?? defaultAdvertiseAddress(config.bindAddress);
+  const externalHost = config.externalHostname ?? advertiseAddress;
+  const externalAddress = /^\[|]:\d+$|^[^:]*:\d+$/.test(externalHost) ? externalHost : `${externalHost.includes(':') ? `[${externalHost}]` : externalHost}:${config.securePort}`;
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // One process per database, decided before anything is written: a second server on the same
   // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
@@ -130,10 +140,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     admissionConfigs = config.admission.configFile ? loadAdmissionConfig(config.admission.configFile) : undefined;
     audit = setupAudit(config.audit, logger.child({ component: 'audit' }));
     validateAuthorizationConfig(config.authorization);
+    checkKubeletOptions(config.kubelet);
+    if (config.egressSelectorConfigFile) loadEgressSelectorConfig(config.egressSelectorConfigFile);
     tls = loadTls(config, logger);
     tlsPolicy = servingTlsPolicy(config, (m) => logger.warn(m));
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
-    authn = authentication(config, adminClient.caCert, logger, lookup);
+    authn = authentication(config, adminClient.caCert, logger, lookup, `https://${externalAddress}`);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
     // etcd_request_duration_seconds times the database itself, inside any encryption
@@ -156,6 +168,12 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let nodeGraph: InformerNodeGraph | undefined;
   let closeWebhooks: (() => void) | undefined;
   let apf: FlowControlController | undefined;
+  let masterService: MasterServiceController | undefined;
+  let identityLease: IdentityLeaseController | undefined;
+  const hooks = new PostStartHooks({ logger });
+  const leasesServed = kinds.some((k) => k.group === 'coordination.k8s.io' && k.version === 'v1' && k.resource === 'leases');
+  const identityLeaseOn = config.identityLease.enabled && leasesServed;
+  const hookNames = ['bootstrap-controller', ...(identityLeaseOn ? ['start-kube-apiserver-identity-lease-controller'] : [])];
   try {
     const scheme = new Scheme(kinds);
     // TokenRequest (serviceaccounts/token) is answered by the token issuer, without storage
@@ -201,6 +219,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         watchCache: { ...config.watchCache, deliversAtCommit: true },
         bootstrapObjects: () => [...builtinBootstrapObjects(), ...authn.bootstrapObjects],
         admission: admission.chain,
+        enableGarbageCollection: config.enableGarbageCollector,
       });
     // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them
     rbacInformers = new RbacInformers({ registry: base, kinds: rbacKinds(scheme), onError: (err) => logger.warn({ err }, 'RBAC informer failed; retrying') });
@@ -313,6 +332,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // disk, read-only file system), so traffic moves away until the cause is gone
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
         ...(aggregator ? [aggregator.healthCheck()] : []),
+        ...hooks.healthChecks(hookNames, config.livezGracePeriodMs),
       ],
       version: versionInfo(),
       aggregated: aggregator,
@@ -328,6 +348,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
         maxRequestsInflight: config.maxRequestsInflight,
         maxMutatingRequestsInflight: config.maxMutatingRequestsInflight,
+        corsAllowedOrigins: config.corsAllowedOrigins,
+        maxConnectionBytesPerSec: config.maxConnectionBytesPerSec,
+        externalAddress,
       },
     });
     const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
@@ -337,6 +360,35 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       http2MaxStreamsPerConnection: config.http2MaxStreamsPerConnection,
       goawayChance: config.goawayChance,
     });
+
+    // post-start hooks: the kubernetes service and its endpoints, the identity lease
+    hooks.markStarted();
+    const serviceRegistry = registry;
+    masterService = new MasterServiceController({
+      registry: serviceRegistry,
+      scheme,
+      store,
+      logger: logger.child({ component: 'kubernetes-service' }),
+      namespace: config.masterService.namespace,
+      serviceIP: serviceAllocator.firstIP,
+      securePort: config.securePort,
+      advertiseAddress,
+      nodePort: config.masterService.nodePort,
+      reconciler: config.masterService.reconciler,
+      apiServerCount: config.masterService.apiServerCount,
+    });
+    void hooks.run('bootstrap-controller', () => masterService!.start());
+    const leases = scheme.byResource('coordination.k8s.io', 'v1', 'leases');
+    if (identityLeaseOn && leases) {
+      identityLease = new IdentityLeaseController({
+        registry: serviceRegistry,
+        kind: leases,
+        logger: logger.child({ component: 'identity-lease' }),
+        durationSeconds: config.identityLease.durationSeconds,
+        renewIntervalSeconds: config.identityLease.renewIntervalSeconds,
+      });
+      void hooks.run('start-kube-apiserver-identity-lease-controller', () => identityLease!.start());
+    }
 
     const url = serverUrl(config.bindAddress, config.securePort);
     const kubeconfigPath = path.join(config.dataDir, ADMIN_KUBECONFIG);
@@ -363,6 +415,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
           await new Promise((r) => setTimeout(r, config.shutdownDelayMs));
         }
         await closeGracefully(server, config.requestTimeoutMs);
+        identityLease?.stop();
+        // kube removes this server's address from the kubernetes service's endpoints (lease reconciler)
+        await masterService?.stop().catch((err) => logger.warn({ err }, 'Unable to remove this server from the kubernetes service endpoints'));
         runningAggregator?.stop();
         services?.stop();
         runningInformers.stop();
@@ -383,6 +438,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       })());
     return { url, kubeconfigPath, shutdown };
   } catch (err) {
+    identityLease?.stop();
+    await masterService?.stop().catch(() => undefined);
     aggregator?.stop();
     services?.stop();
     rbacInformers?.stop();
@@ -430,7 +487,7 @@ function rbacKinds(scheme: Scheme) {
  * generated in --cert-dir (which signs the admin kubeconfig's certificate), and the front-proxy CA.
  * With a front-proxy CA each certificate authenticator checks its own bundle.
  */
-function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger, lookup: ObjectLookup) {
+function authentication(config: ApiServerConfig, generatedCa: string, logger: Logger, lookup: ObjectLookup, externalUrl: string) {
   const a = config.authentication;
   const authenticators: RequestAuthenticator[] = [];
   const bundles = [generatedCa];
@@ -458,7 +515,7 @@ function authentication(config: ApiServerConfig, generatedCa: string, logger: Lo
     bootstrapTokens: a.bootstrapTokens,
     generatedKeys: () => ensureServiceAccountKeyPair({ certDir: config.certDir, logger }),
     tlsKeyFile: config.tlsPrivateKeyFile,
-    externalUrl: serverUrl(config.bindAddress, config.securePort),
+    externalUrl,
     lookup,
     logger: logger.child({ component: 'serviceaccounts' }),
   });

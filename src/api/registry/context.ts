@@ -32,6 +32,8 @@ export interface RegistryContext {
   readonly onNamespaceTerminating?: (name: string) => void;
   /** the admission chain every write goes through; undefined = no admission (only the kinds' own checks) */
   readonly admission?: Admission;
+  /** --enable-garbage-collector; false = deletes leave finalizers as they are (kube's EnableGarbageCollection) */
+  readonly enableGarbageCollection?: boolean;
 }
 
 /** the kinds that may carry extra registry knobs beyond KindDefinition (see report: candidates for kind.ts) */

@@ -136,7 +136,8 @@ export async function deleteGeneric(ctx: RegistryContext, target: Target, option
       const decision = beforeDelete(kind, obj, options, now);
       if (decision.pending) return { code: responseCode(options, false), body: finalizeDelete(kind, current.obj) };
       const hadFinalizers = (obj.metadata?.finalizers ?? []).length > 0;
-      const gc = gcFinalizers(kind, obj, options);
+      // kube without the garbage collector neither adds nor removes orphan/foregroundDeletion finalizers
+      const gc = ctx.enableGarbageCollection === false ? { changed: false, finalizers: obj.metadata?.finalizers ?? [] } : gcFinalizers(kind, obj, options);
       if (decision.graceful || hadFinalizers || gc.changed) {
         obj.metadata!.finalizers = gc.finalizers;
         if (obj.metadata!.finalizers.length === 0) delete obj.metadata!.finalizers;
