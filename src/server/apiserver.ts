@@ -400,7 +400,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
  */
 function servedBuiltinKinds(config: ApiServerConfig, serviceAllocator: LiveServiceAllocator) {
   try {
-    return filterByRuntimeConfig([...builtinKinds({ serviceAllocator }), ...accessReviewKinds()], config.runtimeConfig);
+    return filterByRuntimeConfig([...builtinKinds({ serviceAllocator, allowPrivileged: config.allowPrivileged }), ...accessReviewKinds()], config.runtimeConfig);
   } catch (err) {
     if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;
