@@ -22,7 +22,7 @@ import { RbacInformers } from '../auth/authz/rbac-index';
 import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
 import { WebhookAuthorizer, loadWebhookKubeconfig } from '../auth/authz/webhook';
 import { NodeAuthorizer } from '../auth/authz/node';
-import { InformerNodeGraph } from '../auth/authz/node-graph';
+import { InformerNodeGraph } from '../auth/authz/node-graph-informers';
 import { RbacRuleResolver } from '../auth/authz/rbac';
 import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
@@ -211,7 +211,13 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       }),
       node: () => {
         const core = (resource: string) => scheme.byResource('', 'v1', resource)!;
-        const graph = new InformerNodeGraph({ registry: base, pods: core('pods'), claims: core('persistentvolumeclaims'), onError: (err) => logger.warn({ err }, 'Node authorizer informer failed; retrying') });
+        const graph = new InformerNodeGraph({
+          registry: base,
+          pods: core('pods'),
+          persistentVolumes: core('persistentvolumes'),
+          volumeAttachments: scheme.byResource('storage.k8s.io', 'v1', 'volumeattachments'),
+          onError: (err) => logger.warn({ err }, 'Node authorizer informer failed; retrying'),
+        });
         nodeGraph = graph;
         return new NodeAuthorizer({ graph, ready: graph.synced });
       },
