@@ -21,6 +21,7 @@ import { alwaysPullImages, defaultIngressClass, securityContextDeny } from './pl
 import { runtimeClass } from './plugins/runtime-class';
 import { denyServiceExternalIPs, extendedResourceToleration } from './plugins/service-pod-extras';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './plugins/certificates';
+import { nodeRestriction } from './plugins/node-restriction';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
 export type { AdmissionPluginFactory } from './plugins';
@@ -51,7 +52,8 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('ExtendedResourceToleration', extendedResourceToleration)
     .register('CertificateApproval', certificateApproval)
     .register('CertificateSigning', certificateSigning)
-    .register('CertificateSubjectRestriction', certificateSubjectRestriction);
+    .register('CertificateSubjectRestriction', certificateSubjectRestriction)
+    .register('NodeRestriction', nodeRestriction);
 }
 
 export interface AdmissionSetup {
