@@ -22,6 +22,7 @@ import { runtimeClass } from './plugins/runtime-class';
 import { denyServiceExternalIPs, extendedResourceToleration } from './plugins/service-pod-extras';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction } from './plugins/certificates';
 import { nodeRestriction } from './plugins/node-restriction';
+import { denyEscalatingExec, denyExecOnPrivileged } from './plugins/exec-restrictions';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
 export type { AdmissionPluginFactory } from './plugins';
@@ -53,7 +54,9 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('CertificateApproval', certificateApproval)
     .register('CertificateSigning', certificateSigning)
     .register('CertificateSubjectRestriction', certificateSubjectRestriction)
-    .register('NodeRestriction', nodeRestriction);
+    .register('NodeRestriction', nodeRestriction)
+    .register('DenyEscalatingExec', denyEscalatingExec)
+    .register('DenyExecOnPrivileged', denyExecOnPrivileged);
 }
 
 export interface AdmissionSetup {

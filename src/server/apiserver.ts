@@ -320,6 +320,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       authenticator: authn.chain,
       audit,
       authorizer,
+      admission: admission.chain,
       documents: authn.documents,
       metrics,
       profiling: config.profiling,
