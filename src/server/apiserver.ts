@@ -23,6 +23,7 @@ import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
 import { WebhookAuthorizer, loadWebhookKubeconfig } from '../auth/authz/webhook';
 import { NodeAuthorizer } from '../auth/authz/node';
 import { InformerNodeGraph } from '../auth/authz/node-graph-informers';
+import { withTokenRequestAdmission } from '../admission/plugins/token-request-admission';
 import { RbacRuleResolver } from '../auth/authz/rbac';
 import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
@@ -224,11 +225,11 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     });
     // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
     // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
-    registry = withVirtualKinds(withTokens(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
+    registry = withVirtualKinds(withTokenRequestAdmission(withTokens(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
       authorizer,
       tokenAuthenticator: authn.tokens,
       definitions,
-    })), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
+    })), admission.chain), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     registry = withAllocationRelease(registry, serviceAllocator);
     authorizerRef = authorizer;
     admission.objects.bind(registry);
