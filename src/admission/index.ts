@@ -28,6 +28,8 @@ import { ownerReferencesPermissionEnforcement } from './plugins/owner-references
 import { limitPodHardAntiAffinityTopology } from './plugins/anti-affinity-topology';
 import { imagePolicyWebhook } from './plugins/image-policy-webhook';
 import { podSecurityPolicy } from './plugins/pod-security-policy';
+import { nodeRestriction } from './plugins/node-restriction';
+import { denyEscalatingExec, denyExecOnPrivileged } from './plugins/exec-restrictions';
 
 export { AdmissionPlugins, enabledAdmissionPlugins, DEFAULT_ENABLED_ADMISSION_PLUGINS, ORDERED_ADMISSION_PLUGINS } from './plugins';
 export type { AdmissionPluginFactory } from './plugins';
@@ -66,7 +68,10 @@ export function builtinAdmissionPlugins(): AdmissionPlugins {
     .register('OwnerReferencesPermissionEnforcement', ownerReferencesPermissionEnforcement)
     .register('LimitPodHardAntiAffinityTopology', limitPodHardAntiAffinityTopology)
     .register('ImagePolicyWebhook', imagePolicyWebhook)
-    .register('PodSecurityPolicy', podSecurityPolicy);
+    .register('PodSecurityPolicy', podSecurityPolicy)
+    .register('NodeRestriction', nodeRestriction)
+    .register('DenyEscalatingExec', denyEscalatingExec)
+    .register('DenyExecOnPrivileged', denyExecOnPrivileged);
 }
 
 export interface AdmissionSetup {

@@ -31,6 +31,7 @@ import { defaultMaxRequestBodyBytes } from './body';
 import type { ApiState } from './context';
 import type { HealthCheck } from './health';
 import type { Authorizer } from '../api/reviews/authorizer';
+import type { Admission } from '../admission/types';
 import type { ChainAuthenticator } from '../auth/authenticator';
 import { createAuditing } from './middleware/audit';
 import type { AuditOptions } from './middleware/audit';
@@ -80,6 +81,8 @@ export interface ApiServerAppOptions {
   metrics?: ApiServerMetrics;
   /** --profiling: serve /debug/pprof/ */
   profiling?: boolean;
+  /** the admission chain, run with operation CONNECT before exec, attach, portforward and proxy are answered */
+  admission?: Admission;
   /** API Priority and Fairness (--enable-priority-and-fairness); without it the plain in-flight limits apply */
   flowControl?: RequestFlowControl;
   options?: {
@@ -166,6 +169,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
         maxRequestBodyBytes: o.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
         maxWatchBufferedBytes: o.maxWatchBufferedBytes ?? defaultMaxWatchBufferedBytes,
         trackWatch,
+        admission: opts.admission,
       },
     }),
   );

@@ -33,7 +33,7 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
     option('service-cluster-ip-range', 'string', 'IPv4 CIDR (a /12 to a /29) from which services get their cluster IPs, no two alike; its first address is the kubernetes service\'s. Default 10.96.0.0/12 (kubeadm\'s)', { supported: true }),
     option('service-node-port-range', 'portRange', 'inclusive port range NodePort and LoadBalancer services get their node ports from, no two alike', { default: '30000-32767', supported: true }),
     option('master-service-namespace', 'string', 'deprecated: namespace of the "kubernetes" service, its Endpoints and EndpointSlice', { default: 'default', supported: true }),
-    option('allow-privileged', 'bool', 'allow privileged containers', { default: 'false' }),
+    option('allow-privileged', 'bool', 'allow privileged containers; when false, pods and pod templates with a container whose securityContext.privileged is true are refused ("Forbidden: disallowed by cluster policy")', { default: 'false', supported: true }),
     option('default-not-ready-toleration-seconds', 'int', 'tolerationSeconds of the notReady:NoExecute toleration added to pods without one', { default: '300' }),
     option('default-unreachable-toleration-seconds', 'int', 'tolerationSeconds of the unreachable:NoExecute toleration added to pods without one', { default: '300' }),
     option('kubelet-certificate-authority', 'string', 'CA file used to check node agent serving certificates (checked at start; the node agent connection comes later)'),

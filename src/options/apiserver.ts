@@ -155,6 +155,8 @@ export interface ApiServerConfig {
     readonly defaultNotReadyTolerationSeconds: number;
     readonly defaultUnreachableTolerationSeconds: number;
   };
+  /** --allow-privileged: containers may ask for securityContext.privileged */
+  readonly allowPrivileged: boolean;
   /** --profiling: /debug/pprof/ is served */
   readonly profiling: boolean;
   /** --etcd-count-metric-poll-period; 0 = off */
@@ -454,6 +456,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
       defaultNotReadyTolerationSeconds: parsed.number('default-not-ready-toleration-seconds') ?? 300,
       defaultUnreachableTolerationSeconds: parsed.number('default-unreachable-toleration-seconds') ?? 300,
     }),
+    allowPrivileged: parsed.bool('allow-privileged'),
     profiling: parsed.bool('profiling'),
     countMetricPollPeriodMs: parsed.number('etcd-count-metric-poll-period') ?? 60_000,
     dbMetricPollIntervalMs: parsed.number('etcd-db-metric-poll-interval') ?? 30_000,

@@ -22,7 +22,8 @@ import { RbacInformers } from '../auth/authz/rbac-index';
 import { AbacAuthorizer, loadPolicyFile } from '../auth/authz/abac';
 import { WebhookAuthorizer, loadWebhookKubeconfig } from '../auth/authz/webhook';
 import { NodeAuthorizer } from '../auth/authz/node';
-import { InformerNodeGraph } from '../auth/authz/node-graph';
+import { InformerNodeGraph } from '../auth/authz/node-graph-informers';
+import { withTokenRequestAdmission } from '../admission/plugins/token-request-admission';
 import { RbacRuleResolver } from '../auth/authz/rbac';
 import { withRbacEscalationChecks } from '../auth/rbac-escalation';
 import { Scheme } from '../api/scheme';
@@ -235,18 +236,24 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       }),
       node: () => {
         const core = (resource: string) => scheme.byResource('', 'v1', resource)!;
-        const graph = new InformerNodeGraph({ registry: base, pods: core('pods'), claims: core('persistentvolumeclaims'), onError: (err) => logger.warn({ err }, 'Node authorizer informer failed; retrying') });
+        const graph = new InformerNodeGraph({
+          registry: base,
+          pods: core('pods'),
+          persistentVolumes: core('persistentvolumes'),
+          volumeAttachments: scheme.byResource('storage.k8s.io', 'v1', 'volumeattachments'),
+          onError: (err) => logger.warn({ err }, 'Node authorizer informer failed; retrying'),
+        });
         nodeGraph = graph;
         return new NodeAuthorizer({ graph, ready: graph.synced });
       },
     });
     // access reviews are answered in memory by the authorizer chain; RBAC writes are checked for
     // escalation; componentstatuses and bindings are answered without storage (kube's default probes)
-    registry = withVirtualKinds(withTokens(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
+    registry = withVirtualKinds(withTokenRequestAdmission(withTokens(withAccessReviews(withRbacEscalationChecks(base, { authorizer, resolver: new RbacRuleResolver(rbacObjects) }), {
       authorizer,
       tokenAuthenticator: authn.tokens,
       definitions,
-    })), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
+    })), admission.chain), { scheme, componentProbes: defaultComponentProbes(() => store.ping()) });
     registry = withAllocationRelease(registry, serviceAllocator);
     authorizerRef = authorizer;
     admission.objects.bind(registry);
@@ -339,6 +346,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       authenticator: authn.chain,
       audit,
       authorizer,
+      admission: admission.chain,
       documents: authn.documents,
       metrics,
       profiling: config.profiling,
@@ -463,7 +471,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
  */
 function servedBuiltinKinds(config: ApiServerConfig, serviceAllocator: LiveServiceAllocator) {
   try {
-    return filterByRuntimeConfig([...builtinKinds({ serviceAllocator }), ...accessReviewKinds()], config.runtimeConfig);
+    return filterByRuntimeConfig([...builtinKinds({ serviceAllocator, allowPrivileged: config.allowPrivileged }), ...accessReviewKinds()], config.runtimeConfig);
   } catch (err) {
     if (err instanceof RuntimeConfigError) throw new FlagError(`invalid argument for "--runtime-config" flag: ${err.message}`);
     throw err;

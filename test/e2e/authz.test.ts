@@ -98,7 +98,7 @@ t.test('RBAC, impersonation and escalation with token users', async (t) => {
   const node = { authorization: 'Bearer secret-n1' };
   t.equal((await server.requestWithoutCert('GET', '/api/v1/nodes/n1', undefined, node)).status, 200, 'n1 reads its Node');
   const other = await server.requestWithoutCert('GET', '/api/v1/nodes/n2', undefined, node);
-  t.equal(JSON.parse(other.body).message, 'nodes "n2" is forbidden: User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope');
+  t.equal(JSON.parse(other.body).message, `nodes "n2" is forbidden: User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read 'n2', only its own Node object`);
 
   // anonymous: the public info but not the API
   t.equal((await server.requestWithoutCert('GET', '/version')).status, 200, 'anonymous reads /version');

@@ -46,14 +46,17 @@ import { flowcontrolKinds } from './flowcontrol/index';
 import { apiserverInternalKinds } from './apiserverinternal/index';
 import { apiextensionsKinds } from '../crd/crd-kinds';
 import { apiregistrationKinds } from './apiregistration';
+import { disallowPrivileged } from './core/privileged';
 
 export interface BuiltinKindOptions {
   /** where Services get cluster IPs and node ports (default: derived from a hash of their name) */
   serviceAllocator?: ServiceAllocator;
+  /** --allow-privileged; false refuses privileged containers in pods and pod templates (default: allowed) */
+  allowPrivileged?: boolean;
 }
 
 export function builtinKinds(opts: BuiltinKindOptions = {}): KindDefinition[] {
-  return [
+  const kinds = [
     // core/v1
     namespaceKind(),
     podKind(),
@@ -112,4 +115,5 @@ export function builtinKinds(opts: BuiltinKindOptions = {}): KindDefinition[] {
     // internal.apiserver.k8s.io/v1alpha1
     ...apiserverInternalKinds(),
   ];
+  return opts.allowPrivileged === false ? disallowPrivileged(kinds) : kinds;
 }

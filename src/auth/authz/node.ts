@@ -1,78 +1,47 @@
 /**
- * kube's Node authorizer, simplified but closed by default: a node agent (user
- * `system:node:<name>` in group system:nodes) may read and write its own Node and its status, read
- * the pods bound to it and write their status, read the secrets, configmaps and
- * persistentvolumeclaims those pods use and the persistentvolumes those claims are bound to,
- * create events, use its Lease in kube-node-lease, and create and read CertificateSigningRequests.
- * Lists and watches of single objects are allowed only with the `metadata.name=` field selector
- * the kubelet uses. Anything else, and any other user, gets no opinion.
+ * kube's Node authorizer (plugin/pkg/auth/authorizer/node) for node agents: users named
+ * `system:node:<name>` in the group system:nodes. Secrets, configmaps, claims, volumes, volume
+ * attachments and service account tokens are subdivided by the node graph (a node reaches only what
+ * the pods bound to it use); its Node, its Lease and its CSINode by name; pods by the graph, the
+ * `spec.nodeName=<node>` field selector and the writes the NodeRestriction admission plugin narrows
+ * further. Everything else is decided by kube's static node rules (the system:node ClusterRole's).
+ * Reads of single objects by list/watch go through the `metadata.name=` field selector the kubelet
+ * uses. What it does not allow gets no opinion, so a later authorizer (RBAC) may still allow it.
  */
-import type { KubeObject } from '../../api/kind';
-import type { AuthorizationAttributes, Authorizer, Decision } from '../../api/reviews/authorizer';
-import { isObj, str } from '../../api/kinds/util';
+import type { AuthorizationAttributes, Authorizer, Decision, RulesResult, UserInfo } from '../../api/reviews/authorizer';
+import { nodeRules } from '../../api/kinds/rbac/bootstrap/system-roles';
+import { ruleAllows } from '../../api/kinds/rbac/rule-matching';
+import type { NodeGraph, VertexType } from './node-graph';
+
+export type { NodeGraph } from './node-graph';
+export { podReferences } from './node-references';
 
 const NODES_GROUP = 'system:nodes';
 const NODE_PREFIX = 'system:node:';
-const READ = ['get', 'list', 'watch'];
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
-/** what the node authorizer looks up: pods by node, claims by namespace and name */
-export interface NodeGraph {
-  podsOnNode(node: string): KubeObject[];
-  persistentVolumeClaim(namespace: string, name: string): KubeObject | undefined;
+/** kube's nodeidentifier: the node's name, '' for a node user without one; undefined for everyone else */
+export function nodeIdentity(user: UserInfo | undefined): string | undefined {
+  if (!user || !user.name.startsWith(NODE_PREFIX) || !user.groups.includes(NODES_GROUP)) return undefined;
+  return user.name.slice(NODE_PREFIX.length);
 }
 
-type Refs = { secrets: Set<string>; configmaps: Set<string>; persistentvolumeclaims: Set<string> };
-
-const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter(isObj) : []);
-
-/** the secrets, configmaps and claims a pod references (volumes, env, envFrom, pull secrets) */
-export function podReferences(pod: KubeObject): Refs {
-  const refs: Refs = { secrets: new Set(), configmaps: new Set(), persistentvolumeclaims: new Set() };
-  const add = (set: Set<string>, name: unknown) => {
-    if (typeof name === 'string' && name !== '') set.add(name);
-  };
-  const spec = isObj(pod.spec) ? pod.spec : {};
-  for (const s of list(spec.imagePullSecrets)) add(refs.secrets, s.name);
-  for (const v of list(spec.volumes)) {
-    if (isObj(v.secret)) add(refs.secrets, v.secret.secretName);
-    if (isObj(v.configMap)) add(refs.configmaps, v.configMap.name);
-    if (isObj(v.persistentVolumeClaim)) add(refs.persistentvolumeclaims, v.persistentVolumeClaim.claimName);
-    if (isObj(v.projected)) {
-      for (const src of list(v.projected.sources)) {
-        if (isObj(src.secret)) add(refs.secrets, src.secret.name);
-        if (isObj(src.configMap)) add(refs.configmaps, src.configMap.name);
-      }
-    }
-    for (const key of ['azureFile', 'cephfs', 'cinder', 'flexVolume', 'iscsi', 'rbd', 'scaleIO', 'storageos', 'csi']) {
-      const source = v[key];
-      if (!isObj(source)) continue;
-      add(refs.secrets, source.secretName);
-      for (const refKey of ['secretRef', 'nodePublishSecretRef']) if (isObj(source[refKey])) add(refs.secrets, (source[refKey] as Record<string, unknown>).name);
-    }
+/** the value a field selector requires of `field` (`field=v` or `field==v` among its requirements) */
+export function fieldSelectorValue(fieldSelector: string | undefined, field: string): string | undefined {
+  for (const requirement of (fieldSelector ?? '').split(',')) {
+    const m = /^\s*([^!=\s]+)\s*==?\s*(.*?)\s*$/.exec(requirement);
+    if (m && m[1] === field) return m[2];
   }
-  for (const c of [...list(spec.initContainers), ...list(spec.containers), ...list(spec.ephemeralContainers)]) {
-    for (const e of list(c.env)) {
-      const from = isObj(e.valueFrom) ? e.valueFrom : {};
-      if (isObj(from.secretKeyRef)) add(refs.secrets, from.secretKeyRef.name);
-      if (isObj(from.configMapKeyRef)) add(refs.configmaps, from.configMapKeyRef.name);
-    }
-    for (const e of list(c.envFrom)) {
-      if (isObj(e.secretRef)) add(refs.secrets, e.secretRef.name);
-      if (isObj(e.configMapRef)) add(refs.configmaps, e.configMapRef.name);
-    }
-  }
-  return refs;
+  return undefined;
 }
 
-/** the one name a `metadata.name=x` field selector asks for, else undefined */
-function selectedName(fieldSelector: string | undefined): string | undefined {
-  const m = /^metadata\.name==?([^,]+)$/.exec(fieldSelector ?? '');
-  return m?.[1];
-}
+const allow: Decision = Object.freeze({ allowed: true });
+const noOpinion = (reason?: string): Decision => (reason ? { allowed: false, reason } : { allowed: false });
 
 export class NodeAuthorizer implements Authorizer {
   readonly #graph: NodeGraph;
   readonly #ready: Promise<void> | undefined;
+  readonly #rules = nodeRules();
 
   constructor(opts: { graph: NodeGraph; ready?: Promise<void> }) {
     this.#graph = opts.graph;
@@ -80,65 +49,117 @@ export class NodeAuthorizer implements Authorizer {
   }
 
   async authorize(a: AuthorizationAttributes): Promise<Decision> {
-    const user = a.user;
-    if (!user || !user.groups.includes(NODES_GROUP) || !user.name.startsWith(NODE_PREFIX)) return { allowed: false };
-    const node = user.name.slice(NODE_PREFIX.length);
-    if (node === '' || !a.resourceRequest) return { allowed: false };
+    const node = nodeIdentity(a.user);
+    if (node === undefined) return noOpinion();
+    if (node === '') return noOpinion(`unknown node for user ${JSON.stringify(a.user?.name ?? '')}`);
     await this.#ready;
-    return this.#decide(node, a) ? { allowed: true } : { allowed: false };
+    if (a.resourceRequest) {
+      const decided = this.#subdivided(node, a);
+      if (decided) return decided;
+    }
+    return this.#rules.some((r) => ruleAllows(r, a)) ? allow : noOpinion();
   }
 
-  #decide(node: string, a: AuthorizationAttributes): boolean {
-    const group = a.apiGroup ?? '';
+  /** kube's RulesFor: a node's permissions cannot be listed */
+  async rulesFor(user: UserInfo | undefined): Promise<RulesResult> {
+    if (nodeIdentity(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false };
+    return { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' };
+  }
+
+  /** the resources kube subdivides; undefined for the rest (the static rules decide) */
+  #subdivided(node: string, a: AuthorizationAttributes): Decision | undefined {
     const sub = a.subresource ?? '';
-    // the object the request names: from the path, or a list/watch narrowed to one name
-    const name = a.name || (a.verb === 'list' || a.verb === 'watch' ? selectedName(a.fieldSelector) : undefined) || '';
-    switch (`${group}/${a.resource ?? ''}`) {
-      case '/nodes':
-        if (sub === '') return name === node && [...READ, 'create', 'update', 'patch'].includes(a.verb);
-        return sub === 'status' && name === node && ['get', 'update', 'patch'].includes(a.verb);
-      case '/pods': {
-        if ((a.verb === 'list' || a.verb === 'watch') && sub === '' && !a.name) {
-          return /^spec\.nodeName==?([^,]+)$/.exec(a.fieldSelector ?? '')?.[1] === node;
-        }
-        const pod = this.#pod(node, a.namespace ?? '', name);
-        if (!pod) return false;
-        if (sub === '') return ['get', 'delete'].includes(a.verb);
-        return sub === 'status' && ['get', 'update', 'patch'].includes(a.verb);
-      }
+    switch (`${a.apiGroup ?? ''}/${a.resource ?? ''}`) {
       case '/secrets':
-      case '/configmaps':
+      case '/configmaps': {
+        if (!['get', 'list', 'watch'].includes(a.verb)) return noOpinion('can only read resources of this type');
+        if (sub !== '') return noOpinion('cannot read subresource');
+        if (!a.namespace) return noOpinion('can only read namespaced object of this type');
+        return this.#related(node, a.resource === 'secrets' ? 'secret' : 'configmap', a);
+      }
       case '/persistentvolumeclaims':
-        return sub === '' && READ.includes(a.verb) && name !== '' && this.#referenced(node, a.resource as keyof Refs, a.namespace ?? '', name);
+        if (sub === 'status') {
+          if (!['update', 'patch'].includes(a.verb)) return noOpinion('can only get/update/patch this type');
+          return this.#related(node, 'persistentvolumeclaim', a);
+        }
+        return this.#get(node, 'persistentvolumeclaim', a);
       case '/persistentvolumes':
-        return sub === '' && READ.includes(a.verb) && name !== '' && this.#volumeUsed(node, name);
-      case '/events':
-      case 'events.k8s.io/events':
-        return ['create', 'update', 'patch'].includes(a.verb);
+        return this.#get(node, 'persistentvolume', a);
+      case 'storage.k8s.io/volumeattachments':
+        return this.#get(node, 'volumeattachment', a);
+      case '/serviceaccounts':
+        if (a.verb !== 'create' || !a.name) return noOpinion('can only create tokens for individual service accounts');
+        if (sub !== 'token') return noOpinion('can only create token subresource of serviceaccount');
+        return this.#related(node, 'serviceaccount', a);
       case 'coordination.k8s.io/leases':
-        return a.namespace === 'kube-node-lease' && name === node && ['get', 'create', 'update', 'patch', 'delete', 'watch', 'list'].includes(a.verb);
-      case 'certificates.k8s.io/certificatesigningrequests':
-        return sub === '' && ['create', ...READ].includes(a.verb);
+        if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return noOpinion('can only get, create, update, patch, or delete a node lease');
+        if (a.namespace !== NODE_LEASE_NAMESPACE) return noOpinion(`can only access leases in the "${NODE_LEASE_NAMESPACE}" system namespace`);
+        // the name of a create is checked by NodeRestriction, which sees the object
+        if (a.verb !== 'create' && a.name !== node) return noOpinion('can only access node lease with the same name as the requesting node');
+        return allow;
+      case 'storage.k8s.io/csinodes':
+        if (!['get', 'create', 'update', 'patch', 'delete'].includes(a.verb)) return noOpinion('can only get, create, update, patch, or delete a CSINode');
+        if (sub !== '') return noOpinion('cannot authorize CSINode subresources');
+        if (a.verb !== 'create' && a.name !== node) return noOpinion('can only access CSINode with the same name as the requesting node');
+        return allow;
+      case '/nodes':
+        return this.#node(node, a);
+      case '/pods':
+        return this.#pod(node, a);
       default:
-        return false;
+        return undefined;
     }
   }
 
-  #pod(node: string, namespace: string, name: string): KubeObject | undefined {
-    return this.#graph.podsOnNode(node).find((p) => p.metadata?.namespace === namespace && p.metadata?.name === name);
+  /** kube's authorizeNode (with field selectors authorized): writes go to NodeRestriction, reads are by name */
+  #node(node: string, a: AuthorizationAttributes): Decision {
+    const sub = a.subresource ?? '';
+    if (sub === '' && ['create', 'update', 'patch'].includes(a.verb)) return allow;
+    if (sub === '' && ['get', 'list', 'watch'].includes(a.verb)) {
+      const name = this.#name(a);
+      if (name === node) return allow;
+      if (name === '') return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
+      return noOpinion(`node '${node}' cannot read '${name}', only its own Node object`);
+    }
+    if (sub === 'status' && ['update', 'patch'].includes(a.verb)) return allow;
+    return noOpinion();
   }
 
-  #referenced(node: string, resource: keyof Refs, namespace: string, name: string): boolean {
-    return this.#graph.podsOnNode(node).some((p) => p.metadata?.namespace === namespace && podReferences(p)[resource].has(name));
+  /** kube's authorizePod: reads through the graph or the node's own field selector; writes go to NodeRestriction */
+  #pod(node: string, a: AuthorizationAttributes): Decision {
+    const sub = a.subresource ?? '';
+    if (sub === '') {
+      if (a.verb === 'get') return this.#get(node, 'pod', a);
+      if (a.verb === 'list' || a.verb === 'watch') {
+        if (fieldSelectorValue(a.fieldSelector, 'spec.nodeName') === node) return allow;
+        if (this.#name(a) !== '') return this.#related(node, 'pod', a);
+        return noOpinion('can only list/watch pods with spec.nodeName field selector');
+      }
+      if (a.verb === 'create' || a.verb === 'delete') return allow;
+    }
+    if (sub === 'status' && ['update', 'patch'].includes(a.verb)) return allow;
+    if (sub === 'eviction' && a.verb === 'create') return allow;
+    return noOpinion();
   }
 
-  #volumeUsed(node: string, volume: string): boolean {
-    return this.#graph.podsOnNode(node).some((p) => {
-      const ns = str(p.metadata?.namespace);
-      return [...podReferences(p).persistentvolumeclaims].some((claim) => {
-        const pvc = this.#graph.persistentVolumeClaim(ns, claim);
-        return isObj(pvc?.spec) && pvc.spec.volumeName === volume;
-      });
-    });
+  /** kube's authorizeGet: only get, only the object itself */
+  #get(node: string, type: VertexType, a: AuthorizationAttributes): Decision {
+    if (a.verb !== 'get') return noOpinion('can only get individual resources of this type');
+    if ((a.subresource ?? '') !== '') return noOpinion('cannot get subresource');
+    return this.#related(node, type, a);
+  }
+
+  #related(node: string, type: VertexType, a: AuthorizationAttributes): Decision {
+    const name = this.#name(a);
+    if (name === '') return noOpinion('No Object name found');
+    if (this.#graph.hasPath(node, type, a.namespace ?? '', name)) return allow;
+    return noOpinion(`no relationship found between node '${node}' and this object`);
+  }
+
+  /** the object's name: from the path, or from a list/watch narrowed by `metadata.name=` (kube's request info does this) */
+  #name(a: AuthorizationAttributes): string {
+    if (a.name) return a.name;
+    if (a.verb === 'list' || a.verb === 'watch') return fieldSelectorValue(a.fieldSelector, 'metadata.name') ?? '';
+    return '';
   }
 }

@@ -11,9 +11,12 @@ import { isIP } from 'node:net';
 import { errors } from '../../api/errors';
 import type { KubeObject } from '../../api/kind';
 import type { ResourceDeps, ResourceRequest } from './types';
+import { admitConnect } from './connect-admission';
 
 export async function connectResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const what = `${r.kind.resource}/${r.subresource}`;
+  // kube's ConnectAdmission runs before the object is looked up; pods/log is a read, not a connect
+  if (!(r.kind.group === '' && r.kind.resource === 'pods' && r.subresource === 'log')) await admitConnect(r, deps.admission);
   if (r.kind.group === '' && r.kind.resource === 'pods') return connectPod(r, deps, what);
   const id = splitSchemeNamePort(r.target.name ?? '');
   if (!id) throw errors.badRequest(`invalid ${r.kind.singular} request ${JSON.stringify(r.target.name ?? '')}`);

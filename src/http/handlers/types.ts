@@ -1,6 +1,7 @@
 /** What every resource verb handler gets: the resolved request and the server's dependencies. */
 import type { KindDefinition, SubresourceDefinition } from '../../api/kind';
 import type { Registry, Target } from '../../api/registry/types';
+import type { Admission } from '../../admission/types';
 import type { ApiContext } from '../context';
 import type { ResourceRequestInfo } from '../request-info';
 
@@ -24,4 +25,6 @@ export interface ResourceDeps {
   maxWatchBufferedBytes: number;
   /** registers an open watch's closer for shutdown; returns its unregistration */
   trackWatch(close: () => void): () => void;
+  /** the admission chain, for the CONNECT requests that do not go through the registry (exec, attach, proxy) */
+  admission?: Admission;
 }
