@@ -53,6 +53,7 @@ import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore, parseStoreUrl } from '../storage/open';
 import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
+import { checkKmsPlugins, kmsHealthChecks } from '../storage/encryption/kms-health';
 import { ApiServerMetrics } from '../metrics/apiserver-metrics';
 import { TimedStore } from '../metrics/timed-store';
 import { sqliteFiles, startStoragePollers } from '../metrics/storage-pollers';
@@ -120,6 +121,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     }
   };
   let admissionConfigs: Map<string, unknown> | undefined;
+  let encryption: ReturnType<typeof loadEncryptionConfig> | undefined;
   try {
     // a bad admission configuration stops start-up before anything is opened
     admissionConfigs = config.admission.configFile ? loadAdmissionConfig(config.admission.configFile) : undefined;
@@ -129,7 +131,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     tlsPolicy = servingTlsPolicy(config, (m) => logger.warn(m));
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger, lookup);
-    const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
+    encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
+    if (encryption) await checkKmsPlugins(encryption, (provider, message) => logger.warn({ provider }, `KMS plugin not reachable yet: ${message}`));
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
     // etcd_request_duration_seconds times the database itself, inside any encryption
     store = new TimedStore(store, metrics);
@@ -308,6 +311,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         // disk, read-only file system), so traffic moves away until the cause is gone
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
         ...(aggregator ? [aggregator.healthCheck()] : []),
+        ...(encryption ? kmsHealthChecks(encryption) : []),
       ],
       version: versionInfo(),
       aggregated: aggregator,
