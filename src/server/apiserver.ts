@@ -54,6 +54,7 @@ import { lockStore, openStore, parseStoreUrl } from '../storage/open';
 import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
 import { checkKmsPlugins, kmsHealthChecks } from '../storage/encryption/kms-health';
+import { MediaTypeStore } from '../storage/codec/media-type-store';
 import { ApiServerMetrics } from '../metrics/apiserver-metrics';
 import { TimedStore } from '../metrics/timed-store';
 import { sqliteFiles, startStoragePollers } from '../metrics/storage-pollers';
@@ -138,6 +139,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     store = new TimedStore(store, metrics);
     // values of the resources the encryption configuration names are sealed before they reach the database
     if (encryption) store = new EncryptingStore(store, encryption);
+    // --storage-media-type: values are written in that form and read back as JSON from any form
+    store = new MediaTypeStore(store, { mediaType: config.storageMediaType });
   } catch (err) {
     await audit?.backend.shutdown();
     lock.release();
