@@ -29,6 +29,8 @@ function protobufCodec(): ProtobufCodec {
 
 /** which form a stored value is in */
 export function storedMediaType(stored: string): StorageMediaType {
+  // the common case first: a JSON object
+  if (stored.charCodeAt(0) === 0x7b) return 'application/json';
   if (stored.startsWith(PROTOBUF_MARKER)) return 'application/vnd.kubernetes.protobuf';
   const first = stored.trimStart()[0];
   // JSON objects and arrays; YAML of an object starts with a key
