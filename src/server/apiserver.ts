@@ -133,7 +133,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger, lookup);
     encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
-    if (encryption) await checkKmsPlugins(encryption, (provider, message) => logger.warn({ provider }, `KMS plugin not reachable yet: ${message}`));
+    if (encryption) await checkKmsPlugins(encryption, config.encryptionProviderConfig!, (provider, message) => logger.warn({ provider }, `KMS plugin not reachable yet: ${message}`));
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
     // etcd_request_duration_seconds times the database itself, inside any encryption
     store = new TimedStore(store, metrics);

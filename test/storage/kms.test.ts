@@ -148,7 +148,7 @@ t.test('configuration of kms entries', async (t) => {
   const ok = loadEncryptionConfig(configFile(dir, 'ok.yaml', `  - kms: {apiVersion: v1, name: x, endpoint: unix://${dir}/none.sock, cachesize: 10, timeout: 1s}\n`));
   t.equal(ok[0].providers[0].prefix, 'k8s:enc:kms:v1:x:');
   const warned: string[] = [];
-  await checkKmsPlugins(ok, (name, m) => warned.push(`${name}: ${m}`));
+  await checkKmsPlugins(ok, 'ok.yaml', (name, m) => warned.push(`${name}: ${m}`));
   t.match(warned[0], /^x: failed get version from remote KMS provider: rpc error: code = Unavailable/);
   ok[0].providers[0].close?.();
 
@@ -156,6 +156,6 @@ t.test('configuration of kms entries', async (t) => {
   await wrong.start();
   t.teardown(() => wrong.stop());
   const rules = loadEncryptionConfig(configFile(dir, 'w.yaml', kms(wrong.endpoint)));
-  await t.rejects(checkKmsPlugins(rules, () => {}), /KMS provider test-kms: KMS provider api version v2beta1 is not supported, only v1beta1 is supported now/);
+  await t.rejects(checkKmsPlugins(rules, 'w.yaml', () => {}), /^--encryption-provider-config w\.yaml: KMS provider "test-kms": KMS provider api version v2beta1 is not supported, only v1beta1 is supported now/);
   rules[0].providers[0].close?.();
 });

@@ -55,14 +55,14 @@ export function kmsHealthChecks(rules: readonly EncryptionRule[]): KmsHealthChec
  * ask every plugin its version; a wrong version throws (start-up stops, naming the provider), an
  * unreachable plugin is reported through `warn` and asked again before its first use
  */
-export async function checkKmsPlugins(rules: readonly EncryptionRule[], warn: (provider: string, message: string) => void): Promise<void> {
+export async function checkKmsPlugins(rules: readonly EncryptionRule[], file: string, warn: (provider: string, message: string) => void): Promise<void> {
   await Promise.all(
     kmsProviders(rules).map(async (p) => {
       try {
         await p.service.version();
       } catch (err) {
         const message = (err as Error).message;
-        if (/^KMS provider api version /.test(message)) throw new Error(`--encryption-provider-config: KMS provider ${p.kmsName}: ${message}`);
+        if (/^KMS provider api version /.test(message)) throw new Error(`--encryption-provider-config ${file}: KMS provider ${JSON.stringify(p.kmsName)}: ${message}`);
         warn(p.kmsName, message);
       }
     }),
