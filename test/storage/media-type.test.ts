@@ -123,3 +123,26 @@ t.test('the codec keeps JSON for what protobuf cannot carry; bad stored values a
   await raw.create('/registry/core/configmaps/default/bad', `${PROTOBUF_MARKER}AAAA`);
   await t.rejects(new MediaTypeStore(raw, { mediaType: 'application/json' }).get('/registry/core/configmaps/default/bad'), /unable to decode the stored value of \/registry\/core\/configmaps\/default\/bad/);
 });
+
+/** the paths where `inner` has a value that `outer` lacks or holds differently */
+function missingFrom(outer: unknown, inner: unknown, at = ''): string[] {
+  if (inner !== null && typeof inner === 'object') {
+    if (outer === null || typeof outer !== 'object') return [at];
+    return Object.entries(inner as Record<string, unknown>).flatMap(([k, v]) => missingFrom((outer as Record<string, unknown>)[k], v, `${at}.${k}`));
+  }
+  return Object.is(outer, inner) ? [] : [at];
+}
+
+t.test('protobuf storage loses no field of any kind kubectl can make (Go zero values may appear, as in kube)', async (t) => {
+  const { everyKindManifests } = await import('../e2e/every-kind-manifests');
+  const yaml = await import('js-yaml');
+  const codec = new StorageCodec('application/vnd.kubernetes.protobuf');
+  let asProtobuf = 0;
+  for (const m of everyKindManifests()) {
+    const obj = yaml.load(m.yaml) as Record<string, unknown>;
+    const stored = codec.encode(JSON.stringify(obj));
+    if (storedMediaType(stored) === 'application/vnd.kubernetes.protobuf') asProtobuf++;
+    t.same(missingFrom(JSON.parse(codec.decode(stored)), obj), [], `${String(obj.apiVersion)} ${String(obj.kind)}`);
+  }
+  t.ok(asProtobuf > 20, `${asProtobuf} kinds stored as protobuf`);
+});
