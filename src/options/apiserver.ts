@@ -17,6 +17,7 @@ import { parseNamedCertKey, tlsCipherList } from '../server/tls-options';
 import type { NamedCertKey } from '../server/tls-options';
 import type { ParsedOptions } from './parse';
 import type { OptionGroup } from './types';
+import type { StorageMediaType } from '../storage/codec/storage-codec';
 
 /** options that exist only in Ballast */
 const ballastOptions: OptionGroup = Object.freeze({
@@ -72,6 +73,8 @@ export interface ApiServerConfig {
   readonly serviceNodePortRange: { readonly min: number; readonly max: number };
   /** --encryption-provider-config */
   readonly encryptionProviderConfig?: string;
+  /** --storage-media-type: the form new writes are stored in */
+  readonly storageMediaType: StorageMediaType;
   /** 0 = compaction off */
   readonly compactionIntervalMs: number;
   readonly requestTimeoutMs: number;
@@ -409,6 +412,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     goawayChance: parsed.number('goaway-chance') ?? 0,
     storageUrl: servers[0] ?? `sqlite://${path.join(dataDir, 'state.db')}`,
     encryptionProviderConfig: resolvedFile(parsed.string('encryption-provider-config')),
+    storageMediaType: (parsed.string('storage-media-type') || 'application/json') as StorageMediaType,
     serviceClusterIPRange: parsed.string('service-cluster-ip-range') || '10.96.0.0/12',
     serviceNodePortRange: Object.freeze(portRange(parsed.string('service-node-port-range') ?? '30000-32767')),
     compactionIntervalMs: parsed.number('etcd-compaction-interval') ?? 300_000,

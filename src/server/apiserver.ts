@@ -59,6 +59,8 @@ import { startCompactor } from '../storage/compactor';
 import { lockStore, openStore, parseStoreUrl } from '../storage/open';
 import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
+import { checkKmsPlugins, kmsHealthChecks } from '../storage/encryption/kms-health';
+import { MediaTypeStore } from '../storage/codec/media-type-store';
 import { ApiServerMetrics } from '../metrics/apiserver-metrics';
 import { TimedStore } from '../metrics/timed-store';
 import { sqliteFiles, startStoragePollers } from '../metrics/storage-pollers';
@@ -136,6 +138,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     }
   };
   let admissionConfigs: Map<string, unknown> | undefined;
+  let encryption: ReturnType<typeof loadEncryptionConfig> | undefined;
   try {
     // a bad admission configuration stops start-up before anything is opened
     admissionConfigs = config.admission.configFile ? loadAdmissionConfig(config.admission.configFile) : undefined;
@@ -147,12 +150,15 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     tlsPolicy = servingTlsPolicy(config, (m) => logger.warn(m));
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger, lookup, `https://${externalAddress}`);
-    const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
+    encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
+    if (encryption) await checkKmsPlugins(encryption, config.encryptionProviderConfig!, (provider, message) => logger.warn({ provider }, `KMS plugin not reachable yet: ${message}`));
     store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
     // etcd_request_duration_seconds times the database itself, inside any encryption
     store = new TimedStore(store, metrics);
     // values of the resources the encryption configuration names are sealed before they reach the database
     if (encryption) store = new EncryptingStore(store, encryption);
+    // --storage-media-type: values are written in that form and read back as JSON from any form
+    store = new MediaTypeStore(store, { mediaType: config.storageMediaType });
   } catch (err) {
     await audit?.backend.shutdown();
     lock.release();
@@ -340,6 +346,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
         ...(aggregator ? [aggregator.healthCheck()] : []),
         ...hooks.healthChecks(hookNames, config.livezGracePeriodMs),
+        ...(encryption ? kmsHealthChecks(encryption) : []),
       ],
       version: versionInfo(),
       aggregated: aggregator,

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import yaml from 'js-yaml';
 import type { Provider } from './providers';
 import { aescbcProvider, aesgcmProvider, identityProvider, secretboxProvider } from './providers';
+import { kmsFromConfig } from './kms-config';
 
 export class EncryptionConfigError extends Error {
   constructor(message: string) {
@@ -101,7 +102,7 @@ function provider(p: unknown, at: string, fail: (why: string) => never): Provide
       return keyRing(built);
     }
     case 'kms':
-      return fail(`${at}.kms: KMS providers are not available in Ballast yet`);
+      return kmsFromConfig(spec, `${at}.kms`, fail);
     default:
       return fail(`${at}: unknown provider ${JSON.stringify(type)} (aescbc, aesgcm, secretbox, identity or kms)`);
   }

@@ -7,10 +7,16 @@
  * how keys are rotated, as in kube. The layers above never see ciphertext.
  */
 import type { KeyValue, ListOptions, ListResult, Store, StoreEvent, Watch, WatchOptions } from '../store';
+import { StorageError } from '../store';
 import type { EncryptionRule, KeyRing } from './config';
 import type { Provider } from './providers';
 
 const ENCRYPTED = 'k8s:enc:';
+
+interface Opened {
+  value: string;
+  stale: boolean;
+}
 
 interface Transformer {
   /** the provider that seals new writes */
@@ -68,14 +74,17 @@ export class EncryptingStore implements Store {
     return t;
   }
 
-  #seal(key: string, value: string): string {
+  async #seal(key: string, value: string): Promise<string> {
     const t = this.#transformer(key);
     if (!t || t.writer.prefix === '') return value;
-    return t.writer.prefix + t.writer.seal(Buffer.from(value, 'utf8'), key).toString('base64');
+    return t.writer.prefix + (await t.writer.seal(Buffer.from(value, 'utf8'), key)).toString('base64');
   }
 
-  /** the plaintext of a stored value and whether it was sealed with anything but the current writer */
-  #open(key: string, value: string): { value: string; stale: boolean } {
+  /**
+   * the plaintext of a stored value and whether it was sealed with anything but the current
+   * writer; synchronous for local providers, a promise when a KMS plugin has to be asked
+   */
+  #open(key: string, value: string): Opened | Promise<Opened> {
     const t = this.#transformer(key);
     if (!t) return { value, stale: false };
     if (!value.startsWith(ENCRYPTED)) {
@@ -84,14 +93,15 @@ export class EncryptingStore implements Store {
     }
     for (const [prefix, p] of t.readers) {
       if (prefix === '' || !value.startsWith(prefix)) continue;
-      const plain = p.open(Buffer.from(value.slice(prefix.length), 'base64'), key).toString('utf8');
-      return { value: plain, stale: p !== t.writer };
+      const plain = p.open(Buffer.from(value.slice(prefix.length), 'base64'), key);
+      const stale = p !== t.writer;
+      return Buffer.isBuffer(plain) ? { value: plain.toString('utf8'), stale } : plain.then((b) => ({ value: b.toString('utf8'), stale }));
     }
     throw new Error(`no matching prefix found for ${key}: no provider of the encryption configuration reads ${value.slice(0, value.indexOf(':', ENCRYPTED.length + 8) + 1) || 'it'}`);
   }
 
-  #openKv(kv: KeyValue): KeyValue {
-    const { value, stale } = this.#open(kv.key, kv.value);
+  async #openKv(kv: KeyValue): Promise<KeyValue> {
+    const { value, stale } = await this.#open(kv.key, kv.value);
     return stale ? { ...kv, value, stale } : { ...kv, value };
   }
 
@@ -105,12 +115,12 @@ export class EncryptingStore implements Store {
 
   async get(key: string, revision?: number): Promise<KeyValue | undefined> {
     const kv = await this.#inner.get(key, revision);
-    return kv && this.#openKv(kv);
+    return kv && (await this.#openKv(kv));
   }
 
   async list(prefix: string, options?: ListOptions): Promise<ListResult> {
     const r = await this.#inner.list(prefix, options);
-    return { ...r, items: r.items.map((kv) => this.#openKv(kv)) };
+    return { ...r, items: await Promise.all(r.items.map((kv) => this.#openKv(kv))) };
   }
 
   count(prefix: string): Promise<number> {
@@ -118,26 +128,76 @@ export class EncryptingStore implements Store {
   }
 
   async create(key: string, value: string): Promise<KeyValue> {
-    return { ...(await this.#inner.create(key, this.#seal(key, value))), value };
+    return { ...(await this.#inner.create(key, await this.#seal(key, value))), value };
   }
 
   async update(key: string, value: string, expectedRevision?: number): Promise<KeyValue> {
-    return { ...(await this.#inner.update(key, this.#seal(key, value), expectedRevision)), value };
+    return { ...(await this.#inner.update(key, await this.#seal(key, value), expectedRevision)), value };
   }
 
   async delete(key: string, expectedRevision?: number): Promise<KeyValue> {
-    return this.#openKv(await this.#inner.delete(key, expectedRevision));
+    return await this.#openKv(await this.#inner.delete(key, expectedRevision));
   }
 
+  /**
+   * Events are opened in order. While every value opens at once they are passed on at once; once
+   * one needs a KMS plugin, later events (and progress notes) queue behind it, so the order and
+   * the bookmarks stay right. A value that cannot be opened ends the watch with an error, as a
+   * watch in kube ends on a transformer error; the client relists and sees the 500.
+   */
   watch(options: WatchOptions): Watch {
-    return this.#inner.watch({
+    let queue: Promise<void> | undefined;
+    let ended = false;
+    const fail = (err: unknown) => {
+      if (ended) return;
+      ended = true;
+      inner.cancel();
+      options.onError(new StorageError('Unavailable', `unable to transform the stored value: ${(err as Error).message}`, { cause: err }));
+    };
+    const later = (step: () => void | Promise<void>) => {
+      const run = async () => {
+        if (!ended) await step();
+      };
+      const next: Promise<void> = (queue ?? Promise.resolve()).then(run).catch(fail);
+      queue = next;
+      void next.then(() => {
+        if (queue === next) queue = undefined;
+      });
+    };
+    const openEvent = (e: StoreEvent): StoreEvent | Promise<StoreEvent> => {
+      const value = this.#open(e.key, e.value);
+      const prev = e.prevValue === undefined ? undefined : this.#open(e.key, e.prevValue);
+      if (!(value instanceof Promise) && !(prev instanceof Promise)) return prev ? { ...e, value: value.value, prevValue: prev.value } : { ...e, value: value.value };
+      return Promise.all([value, prev]).then(([v, p]) => (p ? { ...e, value: v.value, prevValue: p.value } : { ...e, value: v.value }));
+    };
+    const inner = this.#inner.watch({
       ...options,
       onEvent: (e: StoreEvent) => {
-        const opened: StoreEvent = { ...e, value: this.#open(e.key, e.value).value };
-        if (e.prevValue !== undefined) opened.prevValue = this.#open(e.key, e.prevValue).value;
-        options.onEvent(opened);
+        if (ended) return;
+        if (!queue) {
+          let opened: StoreEvent | Promise<StoreEvent>;
+          try {
+            opened = openEvent(e);
+          } catch (err) {
+            return fail(err);
+          }
+          if (!(opened instanceof Promise)) return options.onEvent(opened);
+          return later(async () => options.onEvent(await opened));
+        }
+        later(async () => options.onEvent(await openEvent(e)));
       },
+      onError: (err) => {
+        if (queue) later(() => options.onError(err));
+        else if (!ended) options.onError(err);
+      },
+      onProgress: options.onProgress && ((revision) => (queue ? later(() => options.onProgress!(revision)) : options.onProgress!(revision))),
     });
+    return {
+      cancel: () => {
+        ended = true;
+        inner.cancel();
+      },
+    };
   }
 
   waitForRevision(revision: number, timeoutMs: number): Promise<boolean> {
@@ -152,7 +212,11 @@ export class EncryptingStore implements Store {
     return this.#inner.compact(revision);
   }
 
-  close(): Promise<void> {
-    return this.#inner.close();
+  async close(): Promise<void> {
+    try {
+      await this.#inner.close();
+    } finally {
+      for (const { rule } of this.#rules) for (const p of rule.providers) p.close?.();
+    }
   }
 }

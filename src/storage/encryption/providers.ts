@@ -4,6 +4,7 @@
  *   aescbc     16-byte IV, then AES-CBC of the PKCS#7-padded value
  *   aesgcm     12-byte nonce, then AES-GCM of the value with the storage key as additional data, tag last
  *   secretbox  24-byte nonce, then NaCl secretbox (XSalsa20-Poly1305) of the value
+ *   kms        see kms-provider.ts (envelope encryption through a KMS plugin)
  * Our store keeps text, so the bytes after the prefix are base64.
  */
 import crypto from 'node:crypto';
@@ -12,8 +13,11 @@ import nacl from 'tweetnacl';
 export interface Provider {
   /** `k8s:enc:aescbc:v1:key1:`; '' for identity */
   readonly prefix: string;
-  seal(plain: Buffer, storageKey: string): Buffer;
-  open(sealed: Buffer, storageKey: string): Buffer;
+  /** local providers answer at once; KMS providers wait for their plugin */
+  seal(plain: Buffer, storageKey: string): Buffer | Promise<Buffer>;
+  open(sealed: Buffer, storageKey: string): Buffer | Promise<Buffer>;
+  /** release what the provider holds (a KMS plugin connection) */
+  close?(): void;
 }
 
 export function identityProvider(): Provider {

@@ -35,7 +35,7 @@ t.test('configuration errors name the file and field', async (t) => {
   t.throws(bad(`  - secretbox:\n      keys: [{name: k1, secret: ${key(16, 1)}}]\n`), /expected one of \[32\]/);
   t.throws(bad(`  - aescbc:\n      keys: [{name: k1, secret: ${key(32, 1)}}]\n    identity: {}\n`), /exactly one provider must be given, found aescbc, identity/);
   t.throws(bad(`  - rot13: {}\n`), /unknown provider "rot13"/);
-  t.throws(bad(`  - kms: {name: x, endpoint: unix:///tmp/kms.sock}\n`), /KMS providers are not available in Ballast yet/);
+  t.throws(bad(`  - kms: {name: x, endpoint: tcp://127.0.0.1:1}\n`), /kms\.endpoint: Invalid value: .*only unix is supported/);
   t.throws(bad(`  - aescbc:\n      keys: [{name: k1, secret: ${key(32, 1)}}, {name: k1, secret: ${key(32, 2)}}]\n`), /Duplicate value: "k1"/);
   fs.writeFileSync(path.join(dir, 'kind.yaml'), 'apiVersion: v1\nkind: ConfigMap\n');
   t.throws(() => loadEncryptionConfig(path.join(dir, 'kind.yaml')), /is not an EncryptionConfiguration/);
