@@ -130,6 +130,11 @@ export class ApiServerProcess {
   #request(method: string, urlPath: string, body: string | undefined, headers: Record<string, string>, client: { cert?: Buffer; key?: Buffer }): Promise<HttpResult> {
     const ca = fs.readFileSync(path.join(this.dataDir, 'pki', 'ca.crt'));
     return new Promise((resolve, reject) => {
+      // Node frames a DELETE body only when told its length (it does not chunk DELETE by default):
+      // without it the bytes would reach the server as the start of the next request
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) {
+        headers = { ...headers, 'Content-Length': String(Buffer.byteLength(body)) };
+      }
       const req = https.request(`${this.url}${urlPath}`, { method, ca, headers, timeout: 10_000, ...client }, (res) => {
         let data = '';
         res.on('data', (d: Buffer) => (data += d.toString()));
