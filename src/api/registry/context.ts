@@ -12,7 +12,7 @@ import type { Admission } from '../../admission/types';
 import type { PatchType, Target, WriteOptions } from './types';
 import { errors } from '../errors';
 import { decodeStored } from './codec';
-import { objectKey } from './keys';
+import { kindPrefix, objectKey } from './keys';
 import { translateError, qualifiedResource } from './storage-errors';
 
 export interface RegistryContext {
@@ -32,6 +32,8 @@ export interface RegistryContext {
   readonly onNamespaceTerminating?: (name: string) => void;
   /** the admission chain every write goes through; undefined = no admission (only the kinds' own checks) */
   readonly admission?: Admission;
+  /** --delete-collection-workers: objects a collection delete deletes at once (default 1) */
+  readonly deleteCollectionWorkers?: number;
 }
 
 /** the kinds that may carry extra registry knobs beyond KindDefinition (see report: candidates for kind.ts) */
@@ -64,6 +66,15 @@ export interface RegistryKindOptions {
    * the registry (custom resources with a conversion webhook), converted at the registry's edge
    */
   keepsStoredVersion?: boolean;
+}
+
+/**
+ * the context whose store holds the kind's objects: with --etcd-servers-overrides a resource lives in
+ * a store of its own, whose revisions (resourceVersions, compaction, freshness waits) are its own
+ */
+export function forKind(ctx: RegistryContext, kind: KindDefinition): RegistryContext {
+  const store = ctx.store.storeFor?.(kindPrefix(kind));
+  return store === undefined || store === ctx.store ? ctx : { ...ctx, store };
 }
 
 export function kindOptions(kind: KindDefinition): RegistryKindOptions {

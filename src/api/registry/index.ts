@@ -65,6 +65,8 @@ export interface RegistryOptions {
   bootstrapObjects?: () => BootstrapObject[];
   /** the admission chain (src/admission); without one, writes get only the kinds' own checks */
   admission?: Admission;
+  /** --delete-collection-workers (default 1) */
+  deleteCollectionWorkers?: number;
 }
 
 export interface RegistryWithLifecycle extends Registry {
@@ -92,6 +94,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     caches,
     onNamespaceTerminating: (name: string) => finalizer?.schedule(name),
     admission: opts.admission,
+    deleteCollectionWorkers: opts.deleteCollectionWorkers,
   });
   finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
   // kinds added, replaced or removed at runtime (custom resources): a cache whose kind is no longer
