@@ -100,6 +100,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const { config, logger } = opts;
   const serviceAllocator = serviceAllocatorOf(config);
   const kinds = servedBuiltinKinds(config, serviceAllocator);
+  // the TLS files of a postgres:// store are checked before anything is written
+  checkStoreTlsFiles(config.storage.tls);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // One process per database, decided before anything is written: a second server on the same
   // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
@@ -138,7 +140,6 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
     authn = authentication(config, adminClient.caCert, logger, lookup);
     const encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
-    checkStoreTlsFiles(config.storage.tls);
     // each database under --etcd-prefix; with --etcd-servers-overrides, keys are routed to theirs
     ({ store, databases } = await openStores({
       url: config.storageUrl,
