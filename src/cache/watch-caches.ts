@@ -87,7 +87,8 @@ export class WatchCaches {
       const size = this.sizeFor(kind.qualifiedResource);
       if (size <= 0) return undefined;
       cache = new WatchCache({
-        store: this.#o.store,
+        // with --etcd-servers-overrides the kind's store has revisions of its own
+        store: this.#o.store.storeFor?.(kind.prefix) ?? this.#o.store,
         prefix: kind.prefix,
         windowSize: size,
         decode: kind.decode,

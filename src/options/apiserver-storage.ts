@@ -1,6 +1,7 @@
 import { atLeast, between, oneOf, option } from './define';
 import { storeUrlProblem } from '../storage/store-url';
 import { STORAGE_MEDIA_TYPES } from '../storage/codec/storage-codec';
+import { serversOverridesProblem } from '../storage/servers-overrides';
 import type { OptionGroup } from './types';
 
 /** API server network options beyond secure serving (spec 2, 1.3) */
@@ -74,8 +75,9 @@ export const etcdOptions: OptionGroup = Object.freeze({
       supported: true,
       validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
     }),
-    option('storage-backend', 'string', 'storage backend; only the default (etcd3, served here by the SQL log) exists', {
-      validate: (v) => (v === '' || v === 'etcd3' ? undefined : 'only etcd3 is supported'),
+    option('storage-backend', 'string', 'storage backend: etcd3 (the default, and kube\'s only value) or empty; the scheme of --etcd-servers picks the SQL store behind it (sqlite://, later postgres://)', {
+      supported: true,
+      validate: (v) => (v === '' || v === 'etcd3' ? undefined : "allowed values: etcd3. If not specified, it will default to 'etcd3'"),
     }),
     option(
       'storage-media-type',
@@ -84,11 +86,14 @@ export const etcdOptions: OptionGroup = Object.freeze({
       { default: 'application/json', validate: oneOf(...STORAGE_MEDIA_TYPES), supported: true },
     ),
     option('encryption-provider-config', 'string', 'EncryptionConfiguration file: the resources to encrypt at rest and their providers (aescbc, aesgcm, secretbox, identity, and kms v1: a KMS plugin serving kube\'s v1beta1 KeyManagementService on a unix:// socket, with a fresh data key per write and a cache of decrypted data keys; the first encrypts, all decrypt). With one kms provider /healthz/kms-provider-0 checks its plugin (kms-providers with several)', { supported: true }),
-    option('etcd-servers-overrides', 'stringSlice', 'per-resource servers as group/resource#url;url'),
-    option('etcd-cafile', 'string', 'CA file for TLS to the storage servers'),
-    option('etcd-certfile', 'string', 'client certificate for TLS to the storage servers'),
-    option('etcd-keyfile', 'string', 'client key for TLS to the storage servers'),
-    option('etcd-prefix', 'string', 'key prefix of every resource in storage', { default: '/registry' }),
+    option('etcd-servers-overrides', 'stringSlice', 'resources kept in a store of their own, as group/resource#url (core group as /resource, e.g. /events#sqlite:///var/lib/ballast/events.db); comma-separated or repeated. Each store has its own lock and its own revisions (the resourceVersions of those resources)', {
+      supported: true,
+      validate: (v) => serversOverridesProblem(v as string[]),
+    }),
+    option('etcd-cafile', 'string', 'CA file that checks the server certificate of a postgres:// store (TLS); checked to be readable at start', { supported: true }),
+    option('etcd-certfile', 'string', 'client certificate presented to a postgres:// store (TLS); checked to be readable at start', { supported: true }),
+    option('etcd-keyfile', 'string', 'key of --etcd-certfile; checked to be readable at start', { supported: true }),
+    option('etcd-prefix', 'string', 'root of every key in the database (the API keys /registry/<group>/<resource>/... are stored as <prefix>/<group>/<resource>/...)', { default: '/registry', supported: true }),
     option('etcd-count-metric-poll-period', 'duration', 'how often the per-resource object counts of /metrics (apiserver_storage_objects) are refreshed; 0 turns them off', {
       default: '1m0s',
       supported: true,
@@ -99,7 +104,11 @@ export const etcdOptions: OptionGroup = Object.freeze({
       supported: true,
       validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
     }),
-    option('etcd-healthcheck-timeout', 'duration', 'time limit of the storage health check', { default: '2s' }),
+    option('etcd-healthcheck-timeout', 'duration', 'time limit of the storage health check (the etcd check of /healthz, /livez and /readyz); a database slower than this fails it', {
+      default: '2s',
+      supported: true,
+      validate: (v) => ((v as number) > 0 ? undefined : 'must be greater than 0'),
+    }),
     option('watch-cache', 'bool', 'keep a watch cache: per resource, the current objects and recent events in memory for rv=0/NotOlderThan reads and watch starts', {
       default: 'true',
       supported: true,
@@ -113,7 +122,11 @@ export const etcdOptions: OptionGroup = Object.freeze({
       supported: true,
       validate: (v) => ((v as string[]).every((e) => e === '' || /^[a-z0-9.-]+#\d+$/.test(e.trim())) ? undefined : 'expected resource[.group]#size entries'),
     }),
-    option('delete-collection-workers', 'int', 'parallel workers of collection deletes', { default: '1' }),
-    option('event-ttl', 'duration', 'how long events are kept', { default: '1h0m0s' }),
+    option('delete-collection-workers', 'int', 'objects a collection delete (deletecollection) deletes at once; values below 1 mean 1', { default: '1', supported: true }),
+    option('event-ttl', 'duration', 'how long events are kept after their last write: a sweep deletes older ones (watchers see DELETED)', {
+      default: '1h0m0s',
+      supported: true,
+      validate: (v) => ((v as number) > 0 ? undefined : 'must be greater than 0'),
+    }),
   ],
 });

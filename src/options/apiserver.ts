@@ -12,6 +12,9 @@ import { generalOptions, globalOptions, loggingOptions } from './logging';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
 import { parseWatchCacheSizes } from '../cache/watch-caches';
+import { normalizeStoragePrefix } from '../storage/prefixed-store';
+import { parseServersOverrides } from '../storage/servers-overrides';
+import type { ServersOverride } from '../storage/servers-overrides';
 import { enabledAdmissionPlugins } from '../admission/plugins';
 import { parseNamedCertKey, tlsCipherList } from '../server/tls-options';
 import type { NamedCertKey } from '../server/tls-options';
@@ -67,6 +70,8 @@ export interface ApiServerConfig {
   readonly goawayChance: number;
   /** storage URL (sqlite:///... or postgres://...) */
   readonly storageUrl: string;
+  /** the other storage flags of spec 2, 1.3 */
+  readonly storage: StorageConfig;
   /** --service-cluster-ip-range (validated when the server starts) */
   readonly serviceClusterIPRange: string;
   /** --service-node-port-range */
@@ -203,6 +208,35 @@ export interface ApiServerConfig {
   readonly egressSelectorConfigFile?: string;
   /** flags given on the command line that Ballast parses but does not act on yet */
   readonly ignoredFlags: readonly string[];
+}
+
+export interface StorageConfig {
+  /** --etcd-prefix, normalised (see normalizeStoragePrefix; '' = keys at the root) */
+  readonly prefix: string;
+  /** --etcd-servers-overrides */
+  readonly overrides: readonly ServersOverride[];
+  /** --event-ttl */
+  readonly eventTtlMs: number;
+  /** --delete-collection-workers (at least 1) */
+  readonly deleteCollectionWorkers: number;
+  /** --etcd-healthcheck-timeout */
+  readonly healthcheckTimeoutMs: number;
+  /** --etcd-cafile, --etcd-certfile, --etcd-keyfile: TLS of a postgres:// store, checked at start */
+  readonly tls: { readonly caFile?: string; readonly certFile?: string; readonly keyFile?: string };
+}
+
+function storageConfig(parsed: ParsedOptions): StorageConfig {
+  const certFile = parsed.string('etcd-certfile') || undefined;
+  const keyFile = parsed.string('etcd-keyfile') || undefined;
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new FlagError('--etcd-certfile and --etcd-keyfile must be given together');
+  return Object.freeze({
+    prefix: normalizeStoragePrefix(parsed.string('etcd-prefix') ?? '/registry'),
+    overrides: Object.freeze(parseServersOverrides(parsed.list('etcd-servers-overrides'))),
+    eventTtlMs: parsed.number('event-ttl') ?? 3_600_000,
+    deleteCollectionWorkers: Math.max(1, parsed.number('delete-collection-workers') ?? 1),
+    healthcheckTimeoutMs: parsed.number('etcd-healthcheck-timeout') ?? 2000,
+    tls: Object.freeze({ caFile: resolvedFile(parsed.string('etcd-cafile')), certFile: resolvedFile(certFile), keyFile: resolvedFile(keyFile) }),
+  });
 }
 
 function portRange(text: string): { min: number; max: number } {
@@ -411,6 +445,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     http2MaxStreamsPerConnection: parsed.number('http2-max-streams-per-connection') ?? 0,
     goawayChance: parsed.number('goaway-chance') ?? 0,
     storageUrl: servers[0] ?? `sqlite://${path.join(dataDir, 'state.db')}`,
+    storage: storageConfig(parsed),
     encryptionProviderConfig: resolvedFile(parsed.string('encryption-provider-config')),
     storageMediaType: (parsed.string('storage-media-type') || 'application/json') as StorageMediaType,
     serviceClusterIPRange: parsed.string('service-cluster-ip-range') || '10.96.0.0/12',

@@ -56,7 +56,13 @@ import { servingTlsPolicy } from './tls-options';
 import type { ServingTlsPolicy } from './tls-options';
 import { definitions } from '../schema/index';
 import { startCompactor } from '../storage/compactor';
-import { lockStore, openStore, parseStoreUrl } from '../storage/open';
+import { lockStores, openStores, storeUrls } from '../storage/open';
+import type { OpenedDatabase } from '../storage/open';
+import { newestRecordedTime, startExpiry } from '../storage/expiry';
+import type { Expiry } from '../storage/expiry';
+import { checkStoreTlsFiles, pingWithin } from '../storage/health';
+import { decodeStored } from '../api/registry/codec';
+import { kindPrefix } from '../api/registry/keys';
 import { loadEncryptionConfig } from '../storage/encryption/config';
 import { EncryptingStore } from '../storage/encryption/encrypting-store';
 import { checkKmsPlugins, kmsHealthChecks } from '../storage/encryption/kms-health';
@@ -112,14 +118,18 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   const advertiseAddress = config.advertiseAddress ?? defaultAdvertiseAddress(config.bindAddress);
   const externalHost = config.externalHostname ?? advertiseAddress;
   const externalAddress = /^\[|]:\d+$|^[^:]*:\d+$/.test(externalHost) ? externalHost : `${externalHost.includes(':') ? `[${externalHost}]` : externalHost}:${config.securePort}`;
+  // the TLS files of a postgres:// store are checked before anything is written
+  checkStoreTlsFiles(config.storage.tls);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // One process per database, decided before anything is written: a second server on the same
   // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
-  const lock = lockStore(config.storageUrl, { dataDir: config.dataDir });
+  const lock = lockStores(storeUrls(config.storageUrl, config.storage.overrides), { dataDir: config.dataDir });
   logger.info({ dataDir: config.dataDir, database: lock.database }, `Using data dir ${config.dataDir}`);
 
   const metrics = new ApiServerMetrics();
   let store: Store;
+  /** every database (--etcd-servers, then those of --etcd-servers-overrides) */
+  let databases: OpenedDatabase[];
   let tls: ServingPki;
   let tlsPolicy: ServingTlsPolicy;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
@@ -152,22 +162,34 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     authn = authentication(config, adminClient.caCert, logger, lookup, `https://${externalAddress}`);
     encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     if (encryption) await checkKmsPlugins(encryption, config.encryptionProviderConfig!, (provider, message) => logger.warn({ provider }, `KMS plugin not reachable yet: ${message}`));
-    store = await openStore(config.storageUrl, { logger: logger.child({ component: 'storage' }), synchronous: 'FULL' });
-    // etcd_request_duration_seconds times the database itself, inside any encryption
-    store = new TimedStore(store, metrics);
-    // values of the resources the encryption configuration names are sealed before they reach the database
-    if (encryption) store = new EncryptingStore(store, encryption);
-    // --storage-media-type: values are written in that form and read back as JSON from any form
-    store = new MediaTypeStore(store, { mediaType: config.storageMediaType });
+    const sealing = encryption;
+    // each database under --etcd-prefix; with --etcd-servers-overrides, keys are routed to theirs
+    ({ store, databases } = await openStores({
+      url: config.storageUrl,
+      overrides: config.storage.overrides,
+      prefix: config.storage.prefix,
+      logger: logger.child({ component: 'storage' }),
+      synchronous: 'FULL',
+      wrap: (s) => {
+        // etcd_request_duration_seconds times the database itself, inside any encryption
+        const timed = new TimedStore(s, metrics);
+        // values of the resources the encryption configuration names are sealed before they reach the database
+        const sealed = sealing ? new EncryptingStore(timed, sealing) : timed;
+        // --storage-media-type: values are written in that form and read back as JSON from any form
+        return new MediaTypeStore(sealed, { mediaType: config.storageMediaType });
+      },
+    }));
   } catch (err) {
     await audit?.backend.shutdown();
     lock.release();
     throw err;
   }
-  // an interval of 0 gives a compactor that never runs
-  const compactor = startCompactor({ store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor' }) });
+  // an interval of 0 gives a compactor that never runs; each database has its own revisions to compact
+  const compactors = databases.map((d) => startCompactor({ store: d.store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor', database: d.file }) }));
+  const compactor = { stop: () => compactors.forEach((c) => c.stop()) };
+  let eventExpiry: Expiry | undefined;
   let registry: ReturnType<typeof createRegistry> | undefined;
-  let pollers: ReturnType<typeof startStoragePollers> | undefined;
+  let pollers: { stop(): void } | undefined;
   let crs: CustomResources | undefined;
   let aggregator: Aggregator | undefined;
   let services: RegistryInformer | undefined;
@@ -227,6 +249,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         bootstrapObjects: () => [...builtinBootstrapObjects(), ...authn.bootstrapObjects],
         admission: admission.chain,
         enableGarbageCollection: config.enableGarbageCollector,
+        deleteCollectionWorkers: config.storage.deleteCollectionWorkers,
       });
     // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them
     rbacInformers = new RbacInformers({ registry: base, kinds: rbacKinds(scheme), onError: (err) => logger.warn({ err }, 'RBAC informer failed; retrying') });
@@ -291,16 +314,29 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     nodeGraph?.start();
     // kinds answered in memory have nothing stored to count
     const unstored = new Set(['/componentstatuses', '/bindings', ...accessReviewKinds().map(storageLocation)]);
-    pollers = startStoragePollers({
+    // object counts through the routing store; the size of each database under its own endpoint
+    const databasePollers = databases.map((d, i) => startStoragePollers({
       store,
       metrics,
-      resources: () => storedResources(scheme.kinds, unstored),
-      countPeriodMs: config.countMetricPollPeriodMs,
+      resources: () => (i === 0 ? storedResources(scheme.kinds, unstored) : []),
+      countPeriodMs: i === 0 ? config.countMetricPollPeriodMs : 0,
       dbIntervalMs: config.dbMetricPollIntervalMs,
-      dbFiles: sqliteFiles(parseStoreUrl(config.storageUrl).file),
-      endpoint: config.storageUrl,
+      dbFiles: sqliteFiles(d.file),
+      endpoint: d.url,
       logger: logger.child({ component: 'metrics' }),
-    });
+    }));
+    pollers = { stop: () => databasePollers.forEach((p) => p.stop()) };
+    // --event-ttl: events are deleted that long after their last write (kube's etcd lease)
+    const events = scheme.byResource('', 'v1', 'events');
+    if (events) {
+      eventExpiry = startExpiry({
+        store,
+        prefix: kindPrefix(events),
+        ttlMs: config.storage.eventTtlMs,
+        writtenAt: (kv) => newestRecordedTime(decodeStored(events, kv.value, kv.modRevision)),
+        logger: logger.child({ component: 'event-ttl' }),
+      });
+    }
     // custom resources: the CRD controllers serve the stored definitions before the server is ready
     crs = customResources({ registry, scheme, logger: logger.child({ component: 'apiextensions' }) });
     await crs.start();
@@ -340,7 +376,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       registry: crs.registry,
       logger,
       health: [
-        { name: 'etcd', check: () => store.ping() },
+        { name: 'etcd', check: () => pingWithin(store, config.storage.healthcheckTimeoutMs) },
         // kube's readyz-only storage check; here it also fails while commits cannot be made (full
         // disk, read-only file system), so traffic moves away until the cause is gone
         { name: 'etcd-readiness', readyOnly: true, check: () => store.writable?.() ?? Promise.resolve() },
@@ -440,6 +476,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         closeWebhooks?.();
         authn.close();
         runningPollers.stop();
+        eventExpiry?.stop();
         runningApf?.stop();
         runningCrs.close();
         await running.close();
@@ -461,6 +498,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     nodeGraph?.stop();
     closeWebhooks?.();
     pollers?.stop();
+    eventExpiry?.stop();
     apf?.stop();
     crs?.close();
     await registry?.close();

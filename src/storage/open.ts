@@ -4,6 +4,9 @@ import { acquireSqliteLock } from './sqlite/sqlite-lock';
 import { parseStoreUrl } from './store-url';
 import type { Store } from './store';
 import type { StoreLock } from './store-lock';
+import { API_KEY_ROOT, PrefixedStore } from './prefixed-store';
+import { RoutingStore } from './routing-store';
+import type { ServersOverride } from './servers-overrides';
 
 export { parseStoreUrl, StoreUrlError } from './store-url';
 export type { StoreLocation } from './store-url';
@@ -38,4 +41,75 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
 export function lockStore(url: string, holder: { dataDir?: string } = {}): StoreLock {
   const location = parseStoreUrl(url);
   return acquireSqliteLock(location.file, { dataDir: holder.dataDir });
+}
+
+/** the distinct databases of --etcd-servers and --etcd-servers-overrides, the default first */
+export function storeUrls(url: string, overrides: readonly { url: string }[]): string[] {
+  const byFile = new Map<string, string>([[parseStoreUrl(url).file, url]]);
+  for (const o of overrides) {
+    const file = parseStoreUrl(o.url).file;
+    if (!byFile.has(file)) byFile.set(file, o.url);
+  }
+  return [...byFile.values()];
+}
+
+/**
+ * lockStore for each database of storeUrls, as one lock (database: the default one); when one is
+ * held elsewhere, the ones taken are released and StoreInUseError names the busy one
+ */
+export function lockStores(urls: readonly string[], holder: { dataDir?: string } = {}): StoreLock {
+  const locks: StoreLock[] = [];
+  try {
+    for (const url of urls) locks.push(lockStore(url, holder));
+  } catch (err) {
+    for (const l of locks) l.release();
+    throw err;
+  }
+  return {
+    database: locks[0].database,
+    release() {
+      for (const l of locks) l.release();
+    },
+  };
+}
+
+export interface OpenStoresOptions extends OpenStoreOptions {
+  /** --etcd-servers */
+  url: string;
+  /** --etcd-servers-overrides: resources kept in other databases */
+  overrides?: readonly ServersOverride[];
+  /** --etcd-prefix, normalised; '/registry' (or undefined) stores the API keys as they are */
+  prefix?: string;
+  /** layers put over each database's store (metrics, encryption), innermost first */
+  wrap?: (store: Store, url: string) => Store;
+}
+
+export interface OpenedDatabase {
+  readonly url: string;
+  readonly file: string;
+  /** the database's store, prefixed and wrapped */
+  readonly store: Store;
+}
+
+/**
+ * Open the default store and one store per database the overrides name (resources sharing a URL
+ * share a store), each under the key prefix and wrapped; with overrides, `store` routes keys to them.
+ */
+export async function openStores(options: OpenStoresOptions): Promise<{ store: Store; databases: OpenedDatabase[] }> {
+  const { url, overrides = [], prefix, wrap = (s) => s, ...storeOptions } = options;
+  const databases: OpenedDatabase[] = [];
+  try {
+    for (const u of storeUrls(url, overrides)) {
+      let store = await openStore(u, storeOptions);
+      if (prefix !== undefined && prefix !== API_KEY_ROOT) store = new PrefixedStore(store, prefix);
+      databases.push({ url: u, file: parseStoreUrl(u).file, store: wrap(store, u) });
+    }
+  } catch (err) {
+    await Promise.all(databases.map((d) => d.store.close()));
+    throw err;
+  }
+  if (overrides.length === 0) return { store: databases[0].store, databases };
+  const byFile = new Map(databases.map((d) => [d.file, d.store]));
+  const routes = overrides.map((o) => ({ prefix: o.keyPrefix, store: byFile.get(parseStoreUrl(o.url).file)! }));
+  return { store: new RoutingStore({ fallback: databases[0].store, routes }), databases };
 }

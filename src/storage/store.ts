@@ -166,6 +166,11 @@ export interface Store {
    */
   compact(revision: Revision): Promise<number>;
   /**
+   * the store that holds the keys under prefix, with its own revisions (a routing store built from
+   * --etcd-servers-overrides answers the override's store). Absent: this store holds every key.
+   */
+  storeFor?(prefix: string): Store;
+  /**
    * stop: queued writes fail with Closed, watches end with onError(Closed), later calls fail with
    * Closed. Idempotent.
    */

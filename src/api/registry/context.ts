@@ -12,7 +12,7 @@ import type { Admission } from '../../admission/types';
 import type { PatchType, Target, WriteOptions } from './types';
 import { errors } from '../errors';
 import { decodeStored } from './codec';
-import { objectKey } from './keys';
+import { kindPrefix, objectKey } from './keys';
 import { translateError, qualifiedResource } from './storage-errors';
 
 export interface RegistryContext {
@@ -34,6 +34,8 @@ export interface RegistryContext {
   readonly admission?: Admission;
   /** --enable-garbage-collector; false = deletes leave finalizers as they are (kube's EnableGarbageCollection) */
   readonly enableGarbageCollection?: boolean;
+  /** --delete-collection-workers: objects a collection delete deletes at once (default 1) */
+  readonly deleteCollectionWorkers?: number;
 }
 
 /** the kinds that may carry extra registry knobs beyond KindDefinition (see report: candidates for kind.ts) */
@@ -66,6 +68,15 @@ export interface RegistryKindOptions {
    * the registry (custom resources with a conversion webhook), converted at the registry's edge
    */
   keepsStoredVersion?: boolean;
+}
+
+/**
+ * the context whose store holds the kind's objects: with --etcd-servers-overrides a resource lives in
+ * a store of its own, whose revisions (resourceVersions, compaction, freshness waits) are its own
+ */
+export function forKind(ctx: RegistryContext, kind: KindDefinition): RegistryContext {
+  const store = ctx.store.storeFor?.(kindPrefix(kind));
+  return store === undefined || store === ctx.store ? ctx : { ...ctx, store };
 }
 
 export function kindOptions(kind: KindDefinition): RegistryKindOptions {

@@ -8,13 +8,14 @@ import { errors } from '../errors';
 import type { KubeObject } from '../kind';
 import type { GetOptions, Target } from './types';
 import type { RegistryContext } from './context';
-import { readCurrent, requireName, requireNamespace } from './context';
+import { forKind, readCurrent, requireName, requireNamespace } from './context';
 import { cacheFor, waitCacheFresh } from './cached';
 import { objectKey } from './keys';
 import { parseResourceVersion, waitFresh } from './resource-version';
 import { qualifiedResource } from './storage-errors';
 
 export async function get(ctx: RegistryContext, target: Target, options: GetOptions): Promise<KubeObject> {
+  ctx = forKind(ctx, target.kind);
   const rv = options.resourceVersion ?? '';
   if (rv !== '') {
     const minimum = rv === '0' ? 0 : parseResourceVersion(rv);

@@ -67,6 +67,8 @@ export interface RegistryOptions {
   admission?: Admission;
   /** --enable-garbage-collector (default true): false = no orphan/foregroundDeletion finalizers on delete */
   enableGarbageCollection?: boolean;
+  /** --delete-collection-workers (default 1) */
+  deleteCollectionWorkers?: number;
 }
 
 export interface RegistryWithLifecycle extends Registry {
@@ -95,6 +97,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     onNamespaceTerminating: (name: string) => finalizer?.schedule(name),
     admission: opts.admission,
     enableGarbageCollection: opts.enableGarbageCollection,
+    deleteCollectionWorkers: opts.deleteCollectionWorkers,
   });
   finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
   // kinds added, replaced or removed at runtime (custom resources): a cache whose kind is no longer

@@ -14,6 +14,7 @@ import type { ReadItem } from './cached';
 import type { KeyValue, ListResult } from '../../storage/store';
 import type { KubeList, ListOptions, Target } from './types';
 import type { RegistryContext } from './context';
+import { forKind } from './context';
 import { collectionPrefix } from './keys';
 import { decodeContinue, encodeContinue } from './continue-token';
 import { checkExact, parseResourceVersion, validateListOptions, waitFresh } from './resource-version';
@@ -72,6 +73,7 @@ async function plan(ctx: RegistryContext, kind: KindDefinition, prefix: string, 
 const MAX_PAGE = 10000;
 
 export async function list(ctx: RegistryContext, target: Target, o: ListOptions): Promise<KubeList> {
+  ctx = forKind(ctx, target.kind);
   const kind = target.kind;
   const prefix = collectionPrefix(kind, target.namespace);
   const selection = buildSelection(kind, o.labelSelector, o.fieldSelector);

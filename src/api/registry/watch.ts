@@ -23,6 +23,7 @@ import { asObject, cacheFor, decoderFor } from './cached';
 import type { KubeObject } from '../kind';
 import type { ApiWatchEvent, ListOptions, Target, WatchHandle, WatchSink } from './types';
 import type { RegistryContext } from './context';
+import { forKind } from './context';
 import { decodeStored } from './codec';
 import { collectionPrefix } from './keys';
 import { parseResourceVersion, validateWatchOptions, waitFresh } from './resource-version';
@@ -238,6 +239,7 @@ class WatchStream implements WatchHandle {
 }
 
 export async function watch(ctx: RegistryContext, target: Target, o: ListOptions, sink: WatchSink): Promise<WatchHandle> {
+  ctx = forKind(ctx, target.kind);
   const selection = buildSelection(target.kind, o.labelSelector, o.fieldSelector);
   const p = await plan(ctx, o);
   const prefix = collectionPrefix(target.kind, target.namespace);
