@@ -6,7 +6,8 @@ import type { AuditConfig } from '../audit/config';
 import { limitOptions, versioningOptions } from './apiserver-limits';
 import { apiServerNetworkOptions, etcdOptions } from './apiserver-storage';
 import { option } from './define';
-import { generalOptions, globalOptions, loggingOptions } from './logging';
+import { generalOptions, globalOptions, loggingConfig, loggingOptions } from './logging';
+import type { LoggingConfig } from '../server/logging/config';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
 import { parseWatchCacheSizes } from '../cache/watch-caches';
@@ -149,6 +150,8 @@ export interface ApiServerConfig {
   readonly dbMetricPollIntervalMs: number;
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
+  /** -v, --vmodule, --logging-format and the klog file and header flags */
+  readonly logging: LoggingConfig;
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
   readonly runtimeConfig: Readonly<Record<string, string>>;
   /** flags given on the command line that Ballast parses but does not act on yet */
@@ -316,6 +319,7 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     dbMetricPollIntervalMs: parsed.number('etcd-db-metric-poll-interval') ?? 30_000,
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
+    logging: loggingConfig(parsed),
     runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),
     ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),
   });
