@@ -318,6 +318,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       metrics,
       profiling: config.profiling,
       flowControl,
+      featureGates: config.featureGates,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,
