@@ -50,6 +50,7 @@ export const BALLAST_GATED: Readonly<Record<string, string>> = Object.freeze({
   APIResponseCompression: 'off: responses are never gzip-compressed',
   EphemeralContainers: 'off: pods/ephemeralcontainers answers 404',
   RemainingItemCount: 'off: list pages carry no metadata.remainingItemCount',
+  ServiceAccountTokenNodeBinding: 'off: a TokenRequest bound to a Node is a 400',
   ServerSideApply: 'off: PATCH with application/apply-patch+yaml answers 415 Unsupported Media Type',
   WatchBookmark: 'off: watches send no BOOKMARK events even when allowWatchBookmarks=true (locked on, as in kube: settable only in code)',
 });

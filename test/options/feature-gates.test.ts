@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
@@ -11,6 +12,11 @@ import { parseOptions } from '../../src/options/parse';
 import { FakeRegistry, sampleObject } from '../http/fake-registry';
 import { testVersion, widgetKind } from '../http/helpers';
 import type { KindDefinition, KubeObject } from '../../src/api/kind';
+import type { Registry as RegistryApi } from '../../src/api/registry/types';
+import { serviceAccountKind } from '../../src/api/kinds/core/serviceaccount';
+import { signingKeyOf } from '../../src/auth/serviceaccount/keys';
+import { TokenIssuer } from '../../src/auth/serviceaccount/token-issuer';
+import { withTokenRequest } from '../../src/auth/serviceaccount/token-request';
 
 const config = (...argv: string[]) => apiServerConfig(parseOptions(apiServerOptionGroups, argv), {});
 
@@ -155,4 +161,27 @@ t.test('APIResponseCompression: large responses are gzipped when accepted, never
   const plain = await get(off.url, 'gzip');
   t.equal(plain.encoding, undefined);
   t.ok(plain.bytes > 180_000);
+});
+
+t.test('ServiceAccountTokenNodeBinding off: a TokenRequest bound to a Node is a 400', async (t) => {
+  const key = signingKeyOf(crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+  const objects: Record<string, KubeObject> = {
+    'serviceaccounts/app': { metadata: { name: 'app', namespace: 'ns', uid: 'sa-uid' } },
+    'nodes/n1': { metadata: { name: 'n1', uid: 'node-uid' } },
+  };
+  const inner = {
+    async get(target: { kind: { resource: string }; name?: string }) {
+      return objects[`${target.kind.resource}/${target.name}`];
+    },
+  } as unknown as RegistryApi;
+  const scheme = { byResource: (_g: string, _v: string, r: string) => ({ group: '', version: 'v1', resource: r }) } as unknown as Scheme;
+  const request = (nodeBinding: boolean) =>
+    withTokenRequest(inner, { scheme, issuer: new TokenIssuer({ key, issuer: 'https://x' }), apiAudiences: ['https://x'], maxExpirationSeconds: 0, extendExpiration: false, nodeBinding }).createSubresource(
+      { kind: serviceAccountKind(), namespace: 'ns', name: 'app' },
+      'token',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } } },
+      { dryRun: false },
+    );
+  t.ok((await request(true)).created);
+  await t.rejects(request(false), { code: 400, message: 'cannot bind token to a Node object as the "ServiceAccountTokenNodeBinding" feature-gate is disabled' });
 });
