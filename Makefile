@@ -3,12 +3,13 @@
 #              extra flags: make run ARGS="--secure-port 7443 --data-dir /tmp/ballast"
 #   make test  build, install test tools (kubectl 1.20 under .tools/), run every test;
 #              the last line of output is `N passed, N failed`
+#   make options-table  regenerate README.md's options tables from src/options/
 #   make soak  build, then the long reliability runs (20 kill -9s, 10,000 bad requests, 3 minutes of
 #              Lease churn under compaction); figures at the end (README, section Reliability)
 SHELL := /bin/bash
 NODE_MODULES_STAMP := node_modules/.install-stamp
 
-.PHONY: all deps build run test test-deps unit e2e soak clean bench bench-quick
+.PHONY: all deps build run test test-deps unit e2e soak clean bench bench-quick options-table
 
 all: build
 
@@ -62,6 +63,11 @@ bench-quick: build
 # the long forms of test/reliability (the short forms run in `make test`)
 soak: build
 	npx ts-node-transpile-only test/reliability/soak.ts
+
+# rewrite README.md's options tables (between <!-- options:begin --> and <!-- options:end -->) from
+# the option tables in src/options/; test/docs/options-table.test.ts fails when they are out of date
+options-table: deps
+	npx ts-node-transpile-only scripts/options-table.ts --write
 
 clean:
 	rm -rf dist .tap

@@ -47,7 +47,13 @@ export const apiServerCommand: Command = Object.freeze({
 });
 
 async function serve(config: ApiServerConfig, io: CliIo): Promise<number> {
-  const logger = createLogger({ format: config.loggingFormat, verbosity: config.verbosity });
+  let logger: ReturnType<typeof createLogger>;
+  try {
+    logger = createLogger({ ...config.logging, program: 'ballast-apiserver' });
+  } catch (err) {
+    io.stderr(`Error: ${oneLine(err)}\n`);
+    return 1;
+  }
   if (config.ignoredFlags.length > 0) {
     logger.warn({ flags: config.ignoredFlags.map((f) => `--${f}`) }, 'These flags are accepted but have no effect yet');
   }

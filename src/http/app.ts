@@ -24,6 +24,8 @@
  * routes          resources, discovery, /version, health
  */
 import Koa from 'koa';
+import { responseCompression } from './middleware/compression';
+import type { FeatureGates } from '../options/feature-gates';
 import type pino from 'pino';
 import type { Registry } from '../api/registry/types';
 import type { Scheme } from '../api/scheme';
@@ -85,6 +87,8 @@ export interface ApiServerAppOptions {
   admission?: Admission;
   /** API Priority and Fairness (--enable-priority-and-fairness); without it the plain in-flight limits apply */
   flowControl?: RequestFlowControl;
+  /** --feature-gates; undefined = every gate at its default */
+  featureGates?: FeatureGates;
   options?: {
     /** --min-request-timeout (seconds): watches without timeoutSeconds last [min, 2*min). Default 1800 */
     minRequestTimeoutSeconds?: number;
@@ -130,6 +134,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
     app.use(requestMetrics({ metrics: opts.metrics, kindOf }));
   }
   app.use(errorStatus());
+  if (opts.featureGates?.enabled('APIResponseCompression') ?? true) app.use(responseCompression());
   app.use(requestTimeout(o.requestTimeoutSeconds ?? 60));
   if (o.corsAllowedOrigins?.length) app.use(cors(o.corsAllowedOrigins));
   if (o.maxConnectionBytesPerSec) app.use(throttleLongRunning(o.maxConnectionBytesPerSec));
@@ -165,6 +170,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
       health: { checks: opts.health, isShuttingDown: () => shuttingDown },
       deps: {
         registry: opts.registry,
+        featureGates: opts.featureGates,
         minRequestTimeoutSeconds: o.minRequestTimeoutSeconds ?? 1800,
         maxRequestBodyBytes: o.maxRequestBodyBytes ?? defaultMaxRequestBodyBytes,
         maxWatchBufferedBytes: o.maxWatchBufferedBytes ?? defaultMaxWatchBufferedBytes,

@@ -80,9 +80,13 @@ const patchTypes: Record<string, PatchType> = {
   'application/apply-patch+yaml': 'apply',
 };
 
-/** the PatchType a PATCH Content-Type names; 415 listing kube's patch types otherwise */
-export function patchTypeOf(contentType: string | undefined): PatchType {
-  const type = patchTypes[mediaTypeOf(contentType)];
-  if (!type) throw unsupported(Object.keys(patchTypes));
-  return type;
+/**
+ * The PatchType a PATCH Content-Type names; 415 listing kube's patch types otherwise. Without
+ * server-side apply (the ServerSideApply gate off) apply patches are such a 415 too, as in kube.
+ */
+export function patchTypeOf(contentType: string | undefined, o: { serverSideApply?: boolean } = {}): PatchType {
+  const served = Object.keys(patchTypes).filter((mt) => o.serverSideApply !== false || patchTypes[mt] !== 'apply');
+  const mt = mediaTypeOf(contentType);
+  if (!served.includes(mt)) throw unsupported(served);
+  return patchTypes[mt];
 }

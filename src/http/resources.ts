@@ -78,6 +78,8 @@ export function resolveResource(scheme: Scheme, ctx: ApiContext, info: ResourceR
 
 export async function serveResource(scheme: Scheme, deps: ResourceDeps, ctx: ApiContext, info: ResourceRequestInfo): Promise<void> {
   const r = resolveResource(scheme, ctx, info);
+  // pods/ephemeralcontainers is not served at all with its gate off
+  if (r.kind.group === '' && r.kind.resource === 'pods' && r.subresource === 'ephemeralcontainers' && deps.featureGates?.enabled('EphemeralContainers') === false) throw pathNotFound();
   if (r.declared?.type === 'connect') return connectResource(r, deps);
   await handlers[info.verb](r, deps);
 }

@@ -50,7 +50,8 @@ export const versioningOptions: OptionGroup = Object.freeze({
       // values and key shapes fail here; unknown groups and versions when the server resolves it
       validate: (v) => runtimeConfigSyntaxError(v as Record<string, string>),
     }),
-    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs, for the gates of kube 1.32 and 1.20 (GA and deprecated gates are accepted but not listed; a gate locked to its default refuses another value)', {
+    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs, for the gates of kube 1.32 and 1.20 (GA and deprecated gates are accepted but not listed; a gate locked to its default refuses another value). Ballast acts on APIPriorityAndFairness, APIListChunking, APIResponseCompression, EphemeralContainers, RemainingItemCount, ServerSideApply, ServiceAccountTokenNodeBinding and WatchBookmark; the others change nothing', {
+      supported: true,
       validate: validateFeatureGates,
       helpLines: featureGateHelpLines,
     }),

@@ -8,7 +8,9 @@ import type { AuditConfig } from '../audit/config';
 import { limitOptions, versioningOptions } from './apiserver-limits';
 import { apiServerNetworkOptions, etcdOptions } from './apiserver-storage';
 import { option } from './define';
-import { generalOptions, globalOptions, loggingOptions } from './logging';
+import { generalOptions, globalOptions, loggingConfig, loggingOptions } from './logging';
+import type { LoggingConfig } from '../server/logging/config';
+import { FeatureGates } from './feature-gates';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
 import { parseWatchCacheSizes } from '../cache/watch-caches';
@@ -173,6 +175,10 @@ export interface ApiServerConfig {
   readonly dbMetricPollIntervalMs: number;
   readonly verbosity: number;
   readonly loggingFormat: 'text' | 'json';
+  /** -v, --vmodule, --logging-format and the klog file and header flags */
+  readonly logging: LoggingConfig;
+  /** --feature-gates resolved against kube's defaults (`featureGates.enabled('Name')`) */
+  readonly featureGates: FeatureGates;
   /** --runtime-config as given (key -> value); resolved against the built-in kinds at start (src/api/runtime-config.ts) */
   readonly runtimeConfig: Readonly<Record<string, string>>;
   /** --advertise-address as given; unset = resolved at start from the bind address (src/server/master-service.ts) */
@@ -420,7 +426,9 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     // Several etcd members make sense for etcd; one SQL database is one URL.
     throw new FlagError(`--etcd-servers takes one storage URL in Ballast, got ${servers.length}`);
   }
-  const enablePriorityAndFairness = parsed.bool('enable-priority-and-fairness');
+  const featureGates = new FeatureGates((parsed.value('feature-gates') as Record<string, boolean> | undefined) ?? {});
+  // kube serves APF only when both the flag and the APIPriorityAndFairness gate are on
+  const enablePriorityAndFairness = parsed.bool('enable-priority-and-fairness') && featureGates.enabled('APIPriorityAndFairness');
   const maxRequestsInflight = parsed.number('max-requests-inflight') ?? 400;
   const maxMutatingRequestsInflight = parsed.number('max-mutating-requests-inflight') ?? 200;
   if (enablePriorityAndFairness && maxRequestsInflight + maxMutatingRequestsInflight <= 0) {
@@ -501,6 +509,8 @@ export function apiServerConfig(parsed: ParsedOptions, env: NodeJS.ProcessEnv = 
     dbMetricPollIntervalMs: parsed.number('etcd-db-metric-poll-interval') ?? 30_000,
     verbosity: parsed.number('v') ?? 0,
     loggingFormat: parsed.string('logging-format') === 'json' ? 'json' : 'text',
+    logging: loggingConfig(parsed),
+    featureGates,
     runtimeConfig: Object.freeze({ ...((parsed.value('runtime-config') as Record<string, string> | undefined) ?? {}) }),
     ...networkConfig(parsed),
     ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),

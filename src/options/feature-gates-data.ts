@@ -121,9 +121,27 @@ function table(rows: readonly Row[]): Map<string, FeatureGateSpec> {
   return out;
 }
 
-/** every known gate: 1.32's, then the 1.20 names 1.32 no longer has */
+/**
+ * Where Ballast departs from the tables: gates 1.20 removed long ago whose feature Ballast serves as
+ * kube 1.32 does (on, as GA; still settable, so a 1.20 command line that turns one off is honoured).
+ */
+const BALLAST_SPECS: Readonly<Record<string, FeatureGateSpec>> = {
+  // GA in 1.25, gate gone since; pods/ephemeralcontainers is served by default
+  EphemeralContainers: Object.freeze({ stage: 'GA', default: true, lockToDefault: false }),
+};
+
+/**
+ * every known gate: 1.32's, then the 1.20 names 1.32 no longer has. A gate 1.20 let users turn off
+ * (spec 2, part 9) stays settable even where 1.32 locked it (APIListChunking, RemainingItemCount):
+ * the spec's 1.20 command lines keep working.
+ */
 export function knownFeatureGates(): ReadonlyMap<string, FeatureGateSpec> {
   const gates = table(KUBE_1_32);
-  for (const [name, spec] of table(KUBE_1_20)) if (!gates.has(name)) gates.set(name, spec);
+  for (const [name, spec] of table(KUBE_1_20)) {
+    const newer = gates.get(name);
+    if (!newer) gates.set(name, spec);
+    else if (newer.lockToDefault && !spec.lockToDefault) gates.set(name, Object.freeze({ ...newer, lockToDefault: false }));
+  }
+  for (const [name, spec] of Object.entries(BALLAST_SPECS)) gates.set(name, spec);
   return gates;
 }

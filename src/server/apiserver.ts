@@ -214,6 +214,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
             apiAudiences: config.authentication.apiAudiences,
             maxExpirationSeconds: config.authentication.serviceAccounts.maxTokenExpirationSeconds,
             extendExpiration: config.authentication.serviceAccounts.extendTokenExpiration,
+            nodeBinding: config.featureGates.enabled('ServiceAccountTokenNodeBinding'),
           })
         : r;
     // admission plugins ask the authorizer chain, built below from the registry they are part of
@@ -394,6 +395,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       metrics,
       profiling: config.profiling,
       flowControl,
+      featureGates: config.featureGates,
       options: {
         requestTimeoutSeconds: config.requestTimeoutMs / 1000,
         minRequestTimeoutSeconds: config.minRequestTimeoutSeconds,

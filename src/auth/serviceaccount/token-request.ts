@@ -36,6 +36,8 @@ export interface TokenRequestOptions {
   /** --service-account-max-token-expiration in seconds; 0 = no cap */
   maxExpirationSeconds: number;
   extendExpiration: boolean;
+  /** the ServiceAccountTokenNodeBinding gate: tokens may be bound to a Node (default true) */
+  nodeBinding?: boolean;
   now?: () => Date;
 }
 
@@ -81,6 +83,9 @@ export function withTokenRequest<R extends Registry>(registry: R, opts: TokenReq
       const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
       const version = apiVersion.includes('/') ? apiVersion.split('/')[1] : apiVersion;
       throw errors.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
+    }
+    if (kind === 'Node' && opts.nodeBinding === false) {
+      throw errors.badRequest('cannot bind token to a Node object as the "ServiceAccountTokenNodeBinding" feature-gate is disabled');
     }
     const obj = await registry.get({ kind: core(resource), namespace: resource === 'nodes' ? undefined : ns, name }, {});
     const spec = (obj.spec ?? {}) as Record<string, unknown>;

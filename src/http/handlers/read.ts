@@ -29,7 +29,14 @@ export async function listResource(r: ResourceRequest, deps: ResourceDeps): Prom
   const { ctx } = r;
   const negotiated = negotiateOutput(ctx.get('Accept'), { allowTable: true, stream: false });
   const includeObject = negotiated.table ? parseIncludeObject(ctx.state.query) : 'Metadata';
-  const list = await deps.registry.list(r.target, parseListOptions(ctx.state.query, false));
+  const options = parseListOptions(ctx.state.query, false);
+  if (deps.featureGates?.enabled('APIListChunking') === false) {
+    // kube's list handler drops both when chunking is off: the whole collection, one page
+    delete options.limit;
+    delete options.continue;
+  }
+  const list = await deps.registry.list(r.target, options);
+  if (deps.featureGates?.enabled('RemainingItemCount') === false) delete list.metadata.remainingItemCount;
   if (!negotiated.table) return writeObject(ctx, 200, list, negotiated);
   const table = toTable(r.kind, list.items, { includeObject, now: new Date(), apiVersion: negotiated.table, listMeta: list.metadata });
   writeObject(ctx, 200, table, negotiated);
@@ -52,6 +59,7 @@ export async function watchResource(r: ResourceRequest, deps: ResourceDeps): Pro
   const negotiated = negotiateOutput(ctx.get('Accept'), { allowTable: true, stream: true });
   const includeObject = negotiated.table ? parseIncludeObject(ctx.state.query) : 'Metadata';
   const options = parseListOptions(ctx.state.query, true);
+  if (deps.featureGates?.enabled('WatchBookmark') === false) delete options.allowWatchBookmarks;
   const target = { ...r.target };
   if (target.name !== undefined) {
     options.fieldSelector = withNameSelector(options.fieldSelector, target.name);

@@ -1,3 +1,4 @@
+import type { FeatureGates } from '../../options/feature-gates';
 /** What every resource verb handler gets: the resolved request and the server's dependencies. */
 import type { KindDefinition, SubresourceDefinition } from '../../api/kind';
 import type { Registry, Target } from '../../api/registry/types';
@@ -20,6 +21,8 @@ export interface ResourceRequest {
 
 export interface ResourceDeps {
   registry: Registry;
+  /** --feature-gates; undefined = every gate at its default */
+  featureGates?: FeatureGates;
   minRequestTimeoutSeconds: number;
   maxRequestBodyBytes: number;
   maxWatchBufferedBytes: number;

@@ -89,7 +89,7 @@ function patchStrictErrors(body: string): string[] {
 
 export async function patchResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const negotiated = negotiateOutput(r.ctx.get('Accept'), { allowTable: false, stream: false });
-  const type = patchTypeOf(r.ctx.get('Content-Type') || undefined);
+  const type = patchTypeOf(r.ctx.get('Content-Type') || undefined, { serverSideApply: deps.featureGates?.enabled('ServerSideApply') ?? true });
   const opts = parsePatchOptions(r.ctx.state.query, type);
   opts.userAgent = r.ctx.get('User-Agent');
   opts.user = r.ctx.state.user;

@@ -1,0 +1,70 @@
+/**
+ * The README's options tables, generated from the option tables themselves
+ * (src/options/apiserver.ts `apiServerOptionGroups`), so the README cannot drift from `--help`.
+ *
+ *   npx ts-node-transpile-only scripts/options-table.ts           print the generated section
+ *   npx ts-node-transpile-only scripts/options-table.ts --write   rewrite README.md between the markers
+ *
+ * `make options-table` runs the second; test/docs/options-table.test.ts fails when they differ.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { apiServerOptionGroups } from '../src/options/apiserver';
+import type { OptionGroup, OptionSpec } from '../src/options/types';
+
+export const BEGIN_MARKER = '<!-- options:begin -->';
+export const END_MARKER = '<!-- options:end -->';
+export const README = path.resolve(__dirname, '..', 'README.md');
+
+/** one Markdown table per option group, in --help order */
+export function renderOptionsTables(groups: readonly OptionGroup[] = apiServerOptionGroups): string {
+  const out: string[] = [];
+  for (const group of groups) {
+    if (group.options.length === 0) continue;
+    out.push(`#### ${group.title}`, '', '| flag | type | default | what Ballast does | support |', '|---|---|---|---|---|');
+    for (const o of group.options) out.push(row(o));
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+function row(o: OptionSpec): string {
+  const flag = (o.short && o.short !== o.name ? `\`-${o.short}\`, ` : '') + `\`--${o.name}\``;
+  const dflt = o.defaultText ?? o.default;
+  const cells = [
+    flag,
+    o.type,
+    dflt === undefined || dflt === '' ? '' : code(dflt),
+    cell(o.description) + (o.hidden ? ' (hidden in --help)' : ''),
+    o.support === 'supported' ? 'acts on it' : 'accepted, no effect',
+  ];
+  return `| ${cells.join(' | ')} |`;
+}
+
+/** table cell text: pipes escaped, one line */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\s*\n\s*/g, ' ');
+}
+
+function code(text: string): string {
+  return text.includes('`') ? `\`\` ${cell(text)} \`\`` : `\`${cell(text)}\``;
+}
+
+/** the README text with the generated tables between the markers; throws when the markers are missing */
+export function withOptionsTables(readme: string, tables: string = renderOptionsTables()): string {
+  const begin = readme.indexOf(BEGIN_MARKER);
+  const end = readme.indexOf(END_MARKER);
+  if (begin < 0 || end < begin) throw new Error(`README.md: the markers ${BEGIN_MARKER} and ${END_MARKER} are missing`);
+  return `${readme.slice(0, begin)}${BEGIN_MARKER}\n\n${tables}\n${readme.slice(end)}`;
+}
+
+if (require.main === module) {
+  if (process.argv.includes('--write')) {
+    const before = fs.readFileSync(README, 'utf8');
+    const after = withOptionsTables(before);
+    if (after !== before) fs.writeFileSync(README, after);
+    process.stdout.write(after === before ? 'README.md options tables are up to date\n' : 'README.md options tables rewritten\n');
+  } else {
+    process.stdout.write(renderOptionsTables());
+  }
+}
