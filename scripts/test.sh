@@ -20,6 +20,10 @@ if [ ! -f dist/src/cli/main.js ]; then
   echo "warning: dist/src/cli/main.js is missing; run 'make build' first (end-to-end tests will fail)" >&2
 fi
 
+# tap runs each file with tsx (.taprc); tsx applies a tsconfig only to the files it includes, and
+# the build's tsconfig leaves test/ out: this one covers the tests too (strict mode, as the build)
+export TSX_TSCONFIG_PATH="$PWD/tsconfig.test.json"
+
 # tap's own TAP stream is the source of truth for the counts; tap-summary.js echoes it compactly.
 npx tap --reporter=tap "${files[@]}" | node scripts/tap-summary.js
 statuses=("${PIPESTATUS[@]}")
