@@ -67,7 +67,7 @@ soak: build
 # rewrite README.md's options tables (between <!-- options:begin --> and <!-- options:end -->) from
 # the option tables in src/options/; test/docs/options-table.test.ts fails when they are out of date
 options-table: deps
-	npx ts-node-transpile-only scripts/options-table.ts --write
+	npx tsx scripts/options-table.ts --write
 
 clean:
 	rm -rf dist .tap

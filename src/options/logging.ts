@@ -6,6 +6,10 @@ import { parseVModule } from '../server/logging/vmodule';
 import type { LoggingConfig } from '../server/logging/config';
 import type { ParsedOptions } from './parse';
 import type { OptionGroup } from './types';
+import { KUBE_COMPAT } from '../server/version';
+
+/** the one value --show-hidden-metrics-for-version takes: the minor release before the one served */
+const PREVIOUS_MINOR = `${KUBE_COMPAT.major}.${Number(KUBE_COMPAT.minor) - 1}`;
 
 /** options every component takes: help, version, and the klog-style logging flags (spec 2, 1.1) */
 export const globalOptions: OptionGroup = Object.freeze({
@@ -99,7 +103,11 @@ export const generalOptions: OptionGroup = Object.freeze({
     option('contention-profiling', 'bool', 'also profile lock contention, when profiling is on (Node has no lock contention profile: accepted, no effect)'),
     option('permit-port-sharing', 'bool', 'bind with address reuse so several servers can share one address and port', { default: 'false' }),
     option('http2-max-streams-per-connection', 'int', 'concurrent streams offered to each HTTP/2 client (ALPN h2); 0 is Go\'s default, 250', { supported: true }),
-    option('show-hidden-metrics-for-version', 'string', 'earlier minor release (<major>.<minor>) whose hidden metrics are shown again'),
+    option('show-hidden-metrics-for-version', 'string', `the previous minor release (${PREVIOUS_MINOR}), whose hidden metrics would be shown again; any other value stops start-up, as in kube (Ballast hides no metric, so it shows nothing more)`, {
+      supported: true,
+      validate: (v) =>
+        v === '' || v === PREVIOUS_MINOR ? undefined : `must be omitted or have the value '${PREVIOUS_MINOR}'. Only the previous minor version is allowed`,
+    }),
     option('azure-container-registry-config', 'string', 'file with the container registry configuration'),
     option('cloud-config', 'string', 'cloud provider configuration file; empty means none'),
     option('cloud-provider', 'string', 'cloud provider; empty means none'),
