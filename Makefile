@@ -31,9 +31,9 @@ build: deps
 
 # `make run` is configured as kubeadm configures a cluster: loopback only (ARGS="--bind-address
 # 0.0.0.0" to serve a network; later flags win), Node and RBAC authorization, so anonymous callers
-# get only what system:public-info-viewer grants (health and version); the admin kubeconfig is in
-# system:masters. test/e2e/make-run-defaults.test.ts starts a server with exactly these flags.
-RUN_FLAGS := --bind-address 127.0.0.1 --authorization-mode Node,RBAC
+# get only what system:public-info-viewer grants (health and version), NodeRestriction admission;
+# the admin kubeconfig is in system:masters. test/e2e/make-run-defaults.test.ts starts a server with exactly these flags.
+RUN_FLAGS := --bind-address 127.0.0.1 --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction
 run: build
 	node dist/src/cli/main.js apiserver $(RUN_FLAGS) $(ARGS)
 

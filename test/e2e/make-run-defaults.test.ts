@@ -46,4 +46,8 @@ t.test('the flags of make run: loopback, RBAC, anonymous limited to public info'
   }
   const kubelet = kubectlFor(t, '1.32', { ...server, kubeconfig: path.join(server.dataDir, 'kubelet.kubeconfig') } as typeof server);
   t.match(await kubelet.ok(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']), /^system:node:/, 'kubelet.kubeconfig is a node');
+  // NodeRestriction (kubeadm turns it on): a node agent creates mirror pods only
+  const run = await kubelet.run(['run', 'not-mirror', '--image=busybox', '-n', 'default']);
+  t.not(run.code, 0, 'a node cannot create an ordinary pod');
+  t.match(run.stderr, 'can only create mirror pods');
 });
