@@ -22,14 +22,14 @@ export function responseCompression(): Middleware {
       if (size < GZIP_THRESHOLD_BYTES) return;
       const type = ctx.response.get('Content-Type');
       ctx.body = zlib.gzipSync(body, { level: 4 });
-      if (type) ctx.type = type;
+      if (type) ctx.set('Content-Type', type); // as it was: ctx.type would append a charset
     } else if (body instanceof Readable) {
       const type = ctx.response.get('Content-Type');
       const gzip = zlib.createGzip({ level: 4 });
       // an error of the source ends the compressed stream too (the client sees a cut response)
       pipeline(body, gzip, () => {});
       ctx.body = gzip;
-      if (type) ctx.type = type;
+      if (type) ctx.set('Content-Type', type); // as it was: ctx.type would append a charset
     } else {
       return;
     }
