@@ -35,6 +35,8 @@ export interface ChurnFigures {
   maxDb: number;
   maxWal: number;
   finalDb: number;
+  /** database bytes when the renewals start (bootstrap objects and the leases, checkpointed) */
+  startDb: number;
 }
 
 const micro = () => new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
@@ -44,7 +46,7 @@ export async function runChurn(o: ChurnOptions): Promise<ChurnFigures> {
   const server = await BallastServer.start({ dataDir, args: ['--etcd-compaction-interval', o.compactionInterval] });
   const nLeases = o.leases ?? 100;
   const nClients = o.clients ?? 16;
-  const f: ChurnFigures = { compactionInterval: o.compactionInterval, writes: 0, conflicts: 0, errors: 0, p50Ms: 0, p99Ms: 0, sizes: [], maxDbPlusWal: 0, finalDbPlusWal: 0, maxDb: 0, maxWal: 0, finalDb: 0 };
+  const f: ChurnFigures = { compactionInterval: o.compactionInterval, writes: 0, conflicts: 0, errors: 0, p50Ms: 0, p99Ms: 0, sizes: [], maxDbPlusWal: 0, finalDbPlusWal: 0, maxDb: 0, maxWal: 0, finalDb: 0, startDb: 0 };
   try {
     const client = server.freshClient();
     const base = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
@@ -67,6 +69,9 @@ export async function runChurn(o: ChurnOptions): Promise<ChurnFigures> {
         return 0;
       }
     };
+    // the server checkpoints every second: let what start-up and the creates wrote reach the file
+    await sleep(1500);
+    f.startDb = size(dbFile);
     const started = Date.now();
     const sampler = setInterval(() => {
       const s = { atMs: Date.now() - started, db: size(dbFile), wal: size(`${dbFile}-wal`) };
