@@ -34,6 +34,20 @@ t.test('namespace controller', async (t) => {
     t.ok(await getOrGone(client, RESOURCES.configMaps, 'left-alone', 'c'), 'its content stays');
   });
 
+  t.test('namespaces/<name>/finalize: PUT only, and only spec.finalizers changes', async (t) => {
+    const ns = await createNs('fin');
+    const path = '/api/v1/namespaces/fin/finalize';
+    t.equal((await server.request('GET', path)).status, 405, 'GET is not served');
+    const body = { ...ns, metadata: { ...ns.metadata, labels: { ignored: 'yes' } }, spec: { finalizers: ['kubernetes', 'example.com/mine'] } };
+    const put = await server.request('PUT', path, JSON.stringify(body), { 'Content-Type': 'application/json' });
+    t.equal(put.status, 200, put.body);
+    const stored = await client.get(RESOURCES.namespaces, undefined, 'fin');
+    t.same((stored.spec as { finalizers?: string[] }).finalizers, ['kubernetes', 'example.com/mine']);
+    t.equal(stored.metadata?.labels?.ignored, undefined, 'the rest of the body is ignored');
+    const bad = await server.request('PUT', path, JSON.stringify({ ...stored, spec: { finalizers: ['bogus'] } }), { 'Content-Type': 'application/json' });
+    t.equal(bad.status, 422, "kube's finalizer name check");
+  });
+
   // started again once the first subtest is over (subtests run after this body)
   let c2 = client;
   const parent = t;

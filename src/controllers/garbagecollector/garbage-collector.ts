@@ -40,8 +40,13 @@ export class GarbageCollector {
     this.#o = o;
   }
 
-  setResources(resources: readonly DiscoveredResource[]): void {
-    this.#byGroupKind = new Map(resources.map((r) => [`${r.group}/${r.kind}`, r]));
+  /** the served resources; those of group/versions discovery could not read this time are kept */
+  setResources(resources: readonly DiscoveredResource[], unreadable: ReadonlySet<string> = new Set()): void {
+    const next = new Map(resources.map((r) => [`${r.group}/${r.kind}`, r]));
+    for (const [key, r] of this.#byGroupKind) {
+      if (!next.has(key) && unreadable.has(r.group ? `${r.group}/${r.version}` : r.version)) next.set(key, r);
+    }
+    this.#byGroupKind = next;
   }
 
   /** whether apiVersion/kind is namespaced; undefined when the server does not serve it */

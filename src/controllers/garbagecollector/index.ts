@@ -56,8 +56,9 @@ export const garbageCollectorController: ControllerDefinition = {
       signal: ctx.signal,
       async onChange(result) {
         // kube keeps what it could read when a group fails; the rest is retried next period
-        gc.setResources(result.resources);
-        await monitors.sync(deletableResources(result.resources), ctx.signal);
+        const unreadable = new Set(result.failed.keys());
+        gc.setResources(result.resources, unreadable);
+        await monitors.sync(deletableResources(result.resources), ctx.signal, unreadable);
       },
     });
     // new kinds come from CRDs and aggregated APIs: re-read discovery when they change

@@ -43,11 +43,16 @@ export class Monitors {
     }, { once: true });
   }
 
-  /** watch exactly `resources` from now on; resolves when the new monitors have listed once */
-  async sync(resources: readonly DiscoveredResource[], signal: AbortSignal): Promise<void> {
+  /**
+   * watch exactly `resources` from now on, except that monitors of group/versions discovery could
+   * not read (`unreadable`, as `group/version`) are kept, as kube does; resolves when the new
+   * monitors have listed once
+   */
+  async sync(resources: readonly DiscoveredResource[], signal: AbortSignal, unreadable: ReadonlySet<string> = new Set()): Promise<void> {
     const wanted = new Map(resources.map((r) => [resourceId(r), r]));
     for (const [id, m] of this.#monitors) {
-      if (wanted.has(id)) continue;
+      const { group, version } = m.informer.ref;
+      if (wanted.has(id) || unreadable.has(group ? `${group}/${version}` : version)) continue;
       m.abort.abort();
       this.#monitors.delete(id);
     }
