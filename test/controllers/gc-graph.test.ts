@@ -3,6 +3,8 @@ import pino from 'pino';
 import t from 'tap';
 import { garbageCollectorController, invalidNamespaceMessage } from '../../src/controllers/garbagecollector';
 import { DependencyGraph, diffOwners, type GraphNode } from '../../src/controllers/garbagecollector/graph';
+import { deletableResources } from '../../src/controllers/garbagecollector/monitors';
+import type { DiscoveredResource } from '../../src/client/discovery';
 import { DEFAULT_CONTROLLER_SETTINGS } from '../../src/controllers/settings';
 import type { ControllerContext } from '../../src/controllers/types';
 import type { KubeObject, OwnerReference } from '../../src/client/types';
@@ -104,4 +106,19 @@ t.test('with --enable-garbage-collector=false the collector does nothing', async
   } as unknown as ControllerContext;
   await garbageCollectorController.start(ctx);
   t.pass('returned at once without using the client or informers');
+});
+
+t.test('the collector monitors resources with list, watch and delete, events excepted', async (t) => {
+  const r = (group: string, resource: string, verbs: string[]): DiscoveredResource => ({ group, version: 'v1', resource, kind: resource, namespaced: true, verbs });
+  const all = ['create', 'delete', 'get', 'list', 'watch'];
+  const picked = deletableResources([
+    r('', 'configmaps', all),
+    r('', 'events', all),
+    r('events.k8s.io', 'events', all),
+    r('authorization.k8s.io', 'subjectaccessreviews', ['create']),
+    r('', 'bindings', ['create']),
+    r('example.com', 'widgets', all),
+    r('example.com', 'nodelete', ['get', 'list', 'watch']),
+  ]);
+  t.same(picked.map((x) => `${x.group}/${x.resource}`), ['/configmaps', 'example.com/widgets']);
 });

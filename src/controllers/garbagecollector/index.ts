@@ -107,7 +107,8 @@ export const garbageCollectorController: ControllerDefinition = {
       },
       onError('attemptToDelete'),
     );
-    const orphaning = runWorkers(orphanQueue, 1, (node) => gc.attemptToOrphan(node), onError('attemptToOrphan'));
+    // kube runs as many orphaning workers as deleting ones
+    const orphaning = runWorkers(orphanQueue, ctx.settings.concurrentGcSyncs, (node) => gc.attemptToOrphan(node), onError('attemptToOrphan'));
     await Promise.all([deleting, orphaning, watching]);
     await monitors.stopped();
   },
