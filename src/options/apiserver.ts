@@ -32,6 +32,11 @@ const ballastOptions: OptionGroup = Object.freeze({
       defaultText: '$XDG_DATA_HOME/ballast or ~/.local/share/ballast',
       supported: true,
     }),
+    option('inprocess-namespace-controller', 'bool', 'the API server finishes terminating namespaces itself (deletes their content, then removes the kubernetes finalizer): a stand-in for the namespace controller until the controller manager runs beside the API server; false leaves namespaces to the controller manager', {
+      default: 'true',
+      supported: true,
+      hidden: true,
+    }),
   ],
 });
 
@@ -195,6 +200,8 @@ export interface ApiServerConfig {
   readonly identityLease: { readonly enabled: boolean; readonly durationSeconds: number; readonly renewIntervalSeconds: number };
   /** --enable-garbage-collector */
   readonly enableGarbageCollector: boolean;
+  /** --inprocess-namespace-controller (Ballast): the registry's namespace finalizer stands in for the controller */
+  readonly inprocessNamespaceController: boolean;
   /** the `kubernetes` service: --master-service-namespace, --endpoint-reconciler-type, --apiserver-count, --kubernetes-service-node-port */
   readonly masterService: {
     readonly namespace: string;
@@ -380,6 +387,7 @@ function networkConfig(parsed: ParsedOptions) {
       renewIntervalSeconds: parsed.number('identity-lease-renew-interval-seconds') ?? 10,
     }),
     enableGarbageCollector: parsed.bool('enable-garbage-collector'),
+    inprocessNamespaceController: parsed.bool('inprocess-namespace-controller'),
     masterService: Object.freeze({
       namespace: parsed.string('master-service-namespace') || 'default',
       reconciler: reconciler as 'lease' | 'master-count' | 'none',

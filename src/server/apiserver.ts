@@ -250,6 +250,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         bootstrapObjects: () => [...builtinBootstrapObjects(), ...authn.bootstrapObjects],
         admission: admission.chain,
         enableGarbageCollection: config.enableGarbageCollector,
+        inprocessNamespaceController: config.inprocessNamespaceController,
         deleteCollectionWorkers: config.storage.deleteCollectionWorkers,
       });
     // the RBAC objects in memory (list + watch): RBAC decisions and the escalation checks read them

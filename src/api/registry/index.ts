@@ -59,6 +59,12 @@ export interface RegistryOptions {
   bookmarkIntervalMs?: number;
   /** first retry delay of the namespace finalizer while content remains (default 200 ms) */
   namespaceRetryMs?: number;
+  /**
+   * --inprocess-namespace-controller (default true): the registry finishes terminating namespaces
+   * itself (NamespaceFinalizer), a stand-in for kube's namespace controller until the controller
+   * manager runs beside the API server; false leaves them to the controller manager
+   */
+  inprocessNamespaceController?: boolean;
   /** the watch cache flags (default: on, 100 events per resource); `false` turns it off */
   watchCache?: WatchCacheSettings | false;
   /** objects created at start and reconciled (bootstrap RBAC, PriorityClasses, FlowSchemas, APIServices) */
@@ -99,7 +105,7 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     enableGarbageCollection: opts.enableGarbageCollection,
     deleteCollectionWorkers: opts.deleteCollectionWorkers,
   });
-  finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
+  if (opts.inprocessNamespaceController !== false) finalizer = new NamespaceFinalizer({ ctx, retryDelayMs: opts.namespaceRetryMs });
   // kinds added, replaced or removed at runtime (custom resources): a cache whose kind is no longer
   // served as the same definition is retired, so no watch or read goes through a stale decoder
   const unsubscribe = caches
@@ -149,13 +155,13 @@ export function createRegistry(opts: RegistryOptions): RegistryWithLifecycle {
     }),
     // the server's own objects are reconciled without admission (an AlwaysDeny or a webhook that is
     // not up yet must not keep the server from starting)
-    bootstrap: () => bootstrap(Object.freeze({ ...ctx, admission: undefined }), (name) => fin.schedule(name), opts.bootstrapObjects?.() ?? []),
+    bootstrap: () => bootstrap(Object.freeze({ ...ctx, admission: undefined }), (name) => fin?.schedule(name), opts.bootstrapObjects?.() ?? []),
     close: async () => {
-      fin.close();
+      fin?.close();
       unsubscribe?.();
       caches?.stop();
     },
-    idle: () => fin.idle(),
+    idle: async () => fin?.idle(),
   };
 }
 

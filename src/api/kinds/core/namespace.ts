@@ -9,7 +9,8 @@ import { arrAt, ensureObj, objAt, str } from '../util';
 /** kube's NamespaceDefaultLabelName, set to the namespace's name (SetDefaults_Namespace) */
 export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
-function validateFinalizers(finalizers: unknown[], field: string): StatusCause[] {
+/** kube's validateFinalizerName over spec.finalizers (also checked by the finalize subresource) */
+export function validateFinalizers(finalizers: unknown[], field: string): StatusCause[] {
   const causes: StatusCause[] = [];
   finalizers.forEach((f, i) => {
     const name = str(f);
@@ -40,6 +41,8 @@ export function namespaceKind(): KindDefinition {
     schemaName: 'io.k8s.api.core.v1.Namespace',
     tracksGeneration: false,
     statusSubresource: true,
+    // kube's FinalizeREST: PUT only
+    subresources: [{ name: 'finalize', type: 'partial', verbs: ['update'] }],
     strategy: {
       defaults(obj) {
         const name = obj.metadata?.name;

@@ -6,6 +6,7 @@ import { errors } from '../../errors';
 import type { KindDefinition, SubresourceDefinition } from '../../kind';
 import type { SubresourceHandler } from './types';
 import { csrApprovalHandler } from '../../kinds/certificates/approval';
+import { namespaceFinalize } from './namespace-finalize';
 import { podBinding } from './pod-binding';
 import { podEphemeralContainers } from './pod-ephemeral-containers';
 import { podEviction } from './pod-eviction';
@@ -15,6 +16,7 @@ export { partialSubresource } from './partial';
 
 const HANDLERS: Record<string, SubresourceHandler> = {
   'certificates.k8s.io/certificatesigningrequests/approval': csrApprovalHandler(),
+  '/namespaces/finalize': namespaceFinalize,
   '/pods/binding': podBinding,
   '/pods/eviction': podEviction,
   '/pods/ephemeralcontainers': podEphemeralContainers,
