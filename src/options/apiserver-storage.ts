@@ -20,7 +20,7 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
     option('proxy-client-cert-file', 'string', 'client certificate this server presents when it calls extension servers and webhooks', { supported: true }),
     option('proxy-client-key-file', 'string', 'key of --proxy-client-cert-file', { supported: true }),
     option('egress-selector-config-file', 'string', 'EgressSelectorConfiguration file (apiserver.k8s.io/v1beta1 or v1alpha1); only the Direct proxy protocol is accepted (the cluster, controlplane and etcd selections are all reached directly), HTTPConnect and GRPC stop start-up', { supported: true }),
-    option('enable-garbage-collector', 'bool', 'deletes add the orphan and foregroundDeletion finalizers that propagationPolicy (and orphanDependents) ask for; false leaves finalizers as they are, as kube does without the garbage collector. Ballast has no garbage collector yet, so those finalizers stay until removed by hand', { default: 'true', supported: true }),
+    option('enable-garbage-collector', 'bool', 'deletes add the orphan and foregroundDeletion finalizers that propagationPolicy (and orphanDependents) ask for; false leaves finalizers as they are, as kube does without the garbage collector. The controller manager\'s garbagecollector removes those finalizers once the dependents are handled; must match its --enable-garbage-collector', { default: 'true', supported: true }),
     option('enable-priority-and-fairness', 'bool', 'classify requests by FlowSchemas and queue them fairly per priority level (seats from --max-requests-inflight plus --max-mutating-requests-inflight) instead of the plain in-flight limits', {
       default: 'true',
       supported: true,
