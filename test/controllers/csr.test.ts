@@ -10,6 +10,8 @@ import type { KubeObject } from '../../src/client/types';
 import { APPROVAL_MESSAGE } from '../../src/controllers/certificates/csr-approving';
 import { cleanupReason, csrCleaner } from '../../src/controllers/certificates/csr-cleaner';
 import { issueCertificate, parseUsages } from '../../src/controllers/certificates/issue-certificate';
+import type { CertificateRequest } from '../../src/api/kinds/certificates/csr-request';
+import { signerRefusal } from '../../src/controllers/certificates/signer-checks';
 import { startApiServer, tempDir, waitFor } from '../e2e/harness';
 import { startControllers } from '../helpers/controllers';
 import { b64, ecdsaCsr, rsaCsr } from '../helpers/csr';
@@ -51,6 +53,24 @@ t.test('issued certificates: subject, key, SANs and usages of the request, signe
   const life = Date.parse(cert.validTo) - Date.parse(cert.validFrom);
   t.ok(Math.abs(life - 3600_000 - 300_000) < 2000, 'one hour, backdated five minutes');
   t.throws(() => parseUsages(['bogus']), /unrecognized usage: bogus/);
+});
+
+t.test('what each signer refuses, in kube\'s words', async (t) => {
+  const req = (o: Partial<CertificateRequest>): CertificateRequest =>
+    ({ commonName: 'system:node:n1', organizations: ['system:nodes'], dnsNames: [], emailAddresses: [], ipAddresses: [], uris: [], ...o }) as CertificateRequest;
+  const kubelet = 'kubernetes.io/kube-apiserver-client-kubelet';
+  t.equal(signerRefusal(kubelet, req({}), CLIENT_USAGES), '');
+  t.equal(signerRefusal(kubelet, req({ organizations: ['x'] }), CLIENT_USAGES), 'subject organization is not system:nodes');
+  t.equal(signerRefusal(kubelet, req({ dnsNames: ['a'] }), CLIENT_USAGES), 'DNS subjectAltNames are not allowed');
+  t.equal(signerRefusal(kubelet, req({ commonName: 'bob' }), CLIENT_USAGES), 'subject common name does not begin with system:node:');
+  t.equal(signerRefusal(kubelet, req({}), ['client auth']), 'usages did not match [digital signature key encipherment client auth]');
+  const serving = 'kubernetes.io/kubelet-serving';
+  t.equal(signerRefusal(serving, req({}), ['digital signature', 'key encipherment', 'server auth']), 'DNS or IP subjectAltName is required');
+  t.equal(signerRefusal(serving, req({ ipAddresses: ['10.0.0.1'] }), ['key encipherment', 'server auth', 'digital signature']), '');
+  const client = 'kubernetes.io/kube-apiserver-client';
+  t.equal(signerRefusal(client, req({ commonName: 'jane' }), ['client auth']), '');
+  t.equal(signerRefusal(client, req({}), ['digital signature']), 'missing required usage for client certificate: client auth');
+  t.equal(signerRefusal('kubernetes.io/legacy-unknown', req({}), ['server auth']), '');
 });
 
 t.test('the cleaner\'s deadlines', async (t) => {
@@ -115,7 +135,7 @@ t.test('kubelet client CSRs: approved after a SubjectAccessReview, signed; other
   await client.update(RESOURCES.certificateSigningRequests, { ...bad, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'ok' }] } }, 'approval');
   const failed = await waitFor('the Failed condition', async () => ((await get('bad-usage')).status as { conditions?: { type: string; reason: string; message: string }[] })?.conditions?.find((c) => c.type === 'Failed'));
   t.equal(failed.reason, 'SignerValidationFailure');
-  t.equal(failed.message, 'usage not permitted: "server auth"');
+  t.equal(failed.message, 'invalid usage for client certificate: server auth');
 
   const pending = await get('node2-client');
   t.notOk((pending.status as { conditions?: unknown[] } | undefined)?.conditions?.length, 'node2\'s request stays pending');

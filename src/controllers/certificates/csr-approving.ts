@@ -12,21 +12,11 @@ import { RESOURCES } from '../../client/resources';
 import type { KubeObject } from '../../client/types';
 import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerContext, ControllerDefinition } from '../types';
+import { kubeletClientRefusal } from './signer-checks';
 import { certificateOf, conditionsOf, hasCondition, requestPem, specOf } from './csr-util';
 
-const KUBELET_CLIENT_USAGES = ['digital signature', 'key encipherment', 'client auth'];
-
-export function isNodeClientCert(csr: KubeObject, req: CertificateRequest): boolean {
-  const usages = new Set(specOf(csr).usages ?? []);
-  return (
-    req.organizations.length === 1 &&
-    req.organizations[0] === 'system:nodes' &&
-    req.dnsNames.length + req.emailAddresses.length + req.ipAddresses.length === 0 &&
-    usages.size === KUBELET_CLIENT_USAGES.length &&
-    KUBELET_CLIENT_USAGES.every((u) => usages.has(u)) &&
-    req.commonName.startsWith('system:node:')
-  );
-}
+/** kube's isNodeClientCert: a kubelet client request kube's ValidateKubeletClientCSR accepts */
+export const isNodeClientCert = (csr: KubeObject, req: CertificateRequest): boolean => kubeletClientRefusal(req, specOf(csr).usages ?? []) === '';
 
 export const isSelfNodeClientCert = (csr: KubeObject, req: CertificateRequest): boolean =>
   isNodeClientCert(csr, req) && specOf(csr).username === req.commonName;

@@ -2,7 +2,7 @@
  * Issue an X.509 certificate for a certificate request, as kube's local CA (authority.Sign with a
  * PermissiveSigningPolicy) does: the request's subject, public key and subject alternative names,
  * the usages of the CSR object, not a CA, backdated five minutes, valid for the TTL but never past
- * the CA's own expiry. Signed with Node's crypto so RSA and ECDSA CAs both work.
+ * the CA's own expiry (long lifetimes end five minutes early, as kube's PermissiveSigningPolicy). Signed with Node's crypto so RSA and ECDSA CAs both work.
  */
 import crypto from 'node:crypto';
 import { children, readNode } from '../../api/kinds/certificates/der';
@@ -43,6 +43,8 @@ const EXT_KEY_USAGES: Record<string, string> = {
 };
 
 const BACKDATE_MS = 5 * 60_000;
+/** shorter lifetimes are not shortened by the backdating */
+const SHORT_MS = 8 * 3600_000;
 
 /** kube's KeyUsagesFromStrings: throws on a usage it does not know */
 export function parseUsages(usages: readonly string[]): { keyUsageBits: number[]; extKeyUsages: string[] } {
@@ -113,7 +115,9 @@ export function issueCertificate(o: IssueOptions): string {
   const caTbs = children(children(readNode(ca.raw))[0]);
   // with an explicit version [0] the issuer's subject is the sixth field of the CA's TBS
   const caSubject = (caTbs[0].tag === 0xa0 ? caTbs[5] : caTbs[4]).raw;
-  const notAfter = Math.min(now + o.ttlMs, Date.parse(ca.validTo));
+  const caNotAfter = Date.parse(ca.validTo);
+  if (now >= caNotAfter) throw new Error(`refusing to sign a certificate that expired in the past: NotAfter=${ca.validTo}`);
+  const notAfter = Math.min(o.ttlMs < SHORT_MS ? now + o.ttlMs : now + o.ttlMs - BACKDATE_MS, caNotAfter);
   const { keyUsageBits, extKeyUsages } = parseUsages(o.usages);
   const extensions: Buffer[] = [];
   if (keyUsageBits.length) extensions.push(extension('2.5.29.15', true, keyUsageBitString(keyUsageBits)));

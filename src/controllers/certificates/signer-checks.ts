@@ -15,51 +15,61 @@ export const SIGNER_SETTINGS_KEYS: Readonly<Record<string, string>> = Object.fre
   [LEGACY_UNKNOWN]: 'legacy-unknown',
 });
 
-const CLIENT_USAGES = new Set(['digital signature', 'key encipherment', 'client auth']);
-const SERVING_USAGES = new Set(['digital signature', 'key encipherment', 'server auth']);
+const KUBELET_CLIENT_USAGES = ['digital signature', 'key encipherment', 'client auth'];
+const KUBELET_SERVING_USAGES = ['digital signature', 'key encipherment', 'server auth'];
 
-function usagesWithin(usages: readonly string[], allowed: Set<string>): string {
-  for (const u of usages) if (!allowed.has(u)) return `usage not permitted: ${JSON.stringify(u)}`;
-  return '';
+function sameUsages(usages: readonly string[], required: readonly string[]): string {
+  const have = new Set(usages);
+  const ok = have.size === required.length && required.every((u) => have.has(u));
+  // kube prints the required list with Go's %v
+  return ok ? '' : `usages did not match [${required.join(' ')}]`;
 }
 
-function fromNodes(req: CertificateRequest): string {
-  if (req.organizations.length !== 1 || req.organizations[0] !== 'system:nodes') return 'subject organization is not system:nodes';
-  return '';
-}
+const fromNodes = (req: CertificateRequest): string =>
+  req.organizations.length === 1 && req.organizations[0] === 'system:nodes' ? '' : 'subject organization is not system:nodes';
+const nodeName = (req: CertificateRequest): string => (req.commonName.startsWith('system:node:') ? '' : 'subject common name does not begin with system:node:');
 
-function kubeletClient(req: CertificateRequest, usages: readonly string[]): string {
+/** kube's ValidateKubeletClientCSR */
+export function kubeletClientRefusal(req: CertificateRequest, usages: readonly string[]): string {
   return (
     fromNodes(req) ||
-    (req.dnsNames.length ? 'dnsNames subjectAltName is not allowed' : '') ||
-    (req.emailAddresses.length ? 'email subjectAltNames are not allowed' : '') ||
-    (req.ipAddresses.length ? 'ipAddresses subjectAltName is not allowed' : '') ||
-    (req.uris.length ? 'uri subjectAltNames are not allowed' : '') ||
-    (req.commonName.startsWith('system:node:') ? '' : 'subject common name does not begin with system:node:') ||
-    usagesWithin(usages, CLIENT_USAGES)
+    (req.dnsNames.length ? 'DNS subjectAltNames are not allowed' : '') ||
+    (req.emailAddresses.length ? 'Email subjectAltNames are not allowed' : '') ||
+    (req.ipAddresses.length ? 'IP subjectAltNames are not allowed' : '') ||
+    (req.uris.length ? 'URI subjectAltNames are not allowed' : '') ||
+    nodeName(req) ||
+    sameUsages(usages, KUBELET_CLIENT_USAGES)
   );
 }
 
-function kubeletServing(req: CertificateRequest, usages: readonly string[]): string {
+/** kube's ValidateKubeletServingCSR */
+function kubeletServingRefusal(req: CertificateRequest, usages: readonly string[]): string {
   return (
     fromNodes(req) ||
-    (req.emailAddresses.length ? 'email subjectAltNames are not allowed' : '') ||
-    (req.uris.length ? 'uri subjectAltNames are not allowed' : '') ||
     (req.dnsNames.length === 0 && req.ipAddresses.length === 0 ? 'DNS or IP subjectAltName is required' : '') ||
-    (req.commonName.startsWith('system:node:') ? '' : 'subject common name does not begin with system:node:') ||
-    usagesWithin(usages, SERVING_USAGES)
+    (req.emailAddresses.length ? 'Email subjectAltNames are not allowed' : '') ||
+    (req.uris.length ? 'URI subjectAltNames are not allowed' : '') ||
+    sameUsages(usages, KUBELET_SERVING_USAGES) ||
+    nodeName(req)
   );
 }
 
-/** '' when `signerName` signs this request; its refusal otherwise */
+/** kube's validAPIServerClientUsages: digital signature and key encipherment optional, client auth required */
+function apiServerClientRefusal(usages: readonly string[]): string {
+  const bad = usages.find((u) => u !== 'digital signature' && u !== 'key encipherment' && u !== 'client auth');
+  if (bad !== undefined) return `invalid usage for client certificate: ${bad}`;
+  return usages.includes('client auth') ? '' : 'missing required usage for client certificate: client auth';
+}
+
+/** '' when `signerName` signs this request; its refusal otherwise (legacy-unknown refuses nothing) */
 export function signerRefusal(signerName: string, req: CertificateRequest, usages: readonly string[]): string {
   switch (signerName) {
     case KUBE_APISERVER_CLIENT:
-      return usagesWithin(usages, CLIENT_USAGES);
+      return apiServerClientRefusal(usages);
     case KUBELET_CLIENT:
-      return kubeletClient(req, usages);
+      return kubeletClientRefusal(req, usages);
     case KUBELET_SERVING:
-      return kubeletServing(req, usages);
+      return kubeletServingRefusal(req, usages);
     default:
       return '';
   }
