@@ -3,10 +3,18 @@ import t from 'tap';
 import { isNotFound } from '../../src/client/errors';
 import { RESOURCES } from '../../src/client/resources';
 import type { KubeObject } from '../../src/client/types';
+import { namespaceActive } from '../../src/controllers/serviceaccount/serviceaccounts-controller';
 import { randomSuffix } from '../../src/controllers/serviceaccount/legacy-token';
 import { SA_NAME_ANNOTATION, SA_UID_ANNOTATION, SERVICE_ACCOUNT_TOKEN_TYPE } from '../../src/controllers/serviceaccount/tokens-controller';
 import { kubectlFor, missingKubectl, startApiServer, waitFor } from '../e2e/harness';
 import { startControllers } from '../helpers/controllers';
+
+t.test('terminating namespaces get no accounts', async (t) => {
+  t.ok(namespaceActive({ metadata: { name: 'a' }, status: { phase: 'Active' } }));
+  t.notOk(namespaceActive({ metadata: { name: 'a' }, status: { phase: 'Terminating' } }));
+  t.notOk(namespaceActive({ metadata: { name: 'a', deletionTimestamp: '2020-01-01T00:00:00Z' } }));
+  t.notOk(namespaceActive(undefined));
+});
 
 t.test('token secret names use kube\'s alphabet', async (t) => {
   t.match(randomSuffix(), /^[bcdfghjklmnpqrstvwxz2456789]{5}$/);
@@ -62,6 +70,31 @@ t.test('default service accounts and their token secrets', { skip: missingKubect
   // a deleted token secret is replaced; a deleted account's token secrets go
   await client.delete(RESOURCES.secrets, 'team', secretName);
   await waitFor('a new token secret', async () => (await tokens()).some((s) => s.metadata?.name !== secretName));
+  await waitFor('the deleted secret unreferenced', async () => {
+    const refs = ((await getSa('team', 'builder'))?.secrets as { name: string }[] | undefined) ?? [];
+    return refs.length === 1 && refs[0].name !== secretName;
+  });
+
+  // a token secret made by hand gets its token
+  await client.create(RESOURCES.secrets, 'team', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'builder-manual', annotations: { [SA_NAME_ANNOTATION]: 'builder' } },
+    type: SERVICE_ACCOUNT_TOKEN_TYPE,
+  });
+  const manual = await waitFor('the manual secret filled', async () => {
+    const sec = await client.get(RESOURCES.secrets, 'team', 'builder-manual');
+    return (sec.data as Record<string, string> | undefined)?.token ? sec : undefined;
+  });
+  t.equal(manual.metadata?.annotations?.[SA_UID_ANNOTATION], builder.metadata?.uid, 'the uid annotation added');
+  // a token secret of an account that does not exist is deleted
+  await client.create(RESOURCES.secrets, 'team', {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'nobody-token', annotations: { [SA_NAME_ANNOTATION]: 'nobody' } },
+    type: SERVICE_ACCOUNT_TOKEN_TYPE,
+  });
+  await waitFor('the orphan token secret deleted', () => client.get(RESOURCES.secrets, 'team', 'nobody-token').then(() => false, (err: unknown) => isNotFound(err)));
   await client.delete(RESOURCES.serviceAccounts, 'team', 'builder');
   await waitFor('the token secrets of the deleted account to go', async () => (await tokens()).length === 0);
   t.pass('token secrets follow their account');

@@ -12,6 +12,7 @@ import { RESOURCES } from '../../client/resources';
 import type { KubeObject } from '../../client/types';
 import { objectKey, splitKey } from '../../client/types';
 import { runWorkers, WorkQueue } from '../../client/workqueue';
+import type { TokenIssuer } from '../../auth/serviceaccount/token-issuer';
 import type { ControllerContext, ControllerDefinition } from '../types';
 import { legacyTokenIssuer, randomSuffix, signLegacyToken } from './legacy-token';
 
@@ -43,6 +44,8 @@ export const serviceAccountTokenController: ControllerDefinition = {
     const issuer = legacyTokenIssuer(loadSigningKey(keyFile));
     const caPem = ctx.settings.rootCaFile ? fs.readFileSync(ctx.settings.rootCaFile, 'utf8') : (ctx.client.config.ca ?? '');
     const accountQueue = new WorkQueue<string>();
+    /** token secrets deleted since their account was last synced: kube's removeSecretReference */
+    const deletedSecrets = new Map<string, Set<string>>();
     const secretQueue = new WorkQueue<string>();
     const accounts = ctx.informers.informerFor(RESOURCES.serviceAccounts);
     const secrets = ctx.informers.informerFor(RESOURCES.secrets);
@@ -60,7 +63,11 @@ export const serviceAccountTokenController: ControllerDefinition = {
       // a deleted token secret: its account needs a new one
       delete: (s) => {
         const name = s.metadata?.annotations?.[SA_NAME_ANNOTATION];
-        if (s.type === SERVICE_ACCOUNT_TOKEN_TYPE && name) accountQueue.add(`${s.metadata?.namespace}/${name}`);
+        if (s.type !== SERVICE_ACCOUNT_TOKEN_TYPE || !name) return;
+        const key = `${s.metadata?.namespace}/${name}`;
+        const gone = deletedSecrets.get(key) ?? new Set<string>();
+        deletedSecrets.set(key, gone.add(s.metadata?.name ?? ''));
+        accountQueue.add(key);
       },
     });
     ctx.signal.addEventListener('abort', () => (accountQueue.shutDown(), secretQueue.shutDown()), { once: true });
@@ -85,7 +92,14 @@ export const serviceAccountTokenController: ControllerDefinition = {
         return;
       }
       if (sa.metadata?.deletionTimestamp) return;
-      const refs = (sa.secrets as SecretRef[] | undefined) ?? [];
+      const gone = deletedSecrets.get(key);
+      deletedSecrets.delete(key);
+      let refs = (sa.secrets as SecretRef[] | undefined) ?? [];
+      if (gone && refs.some((r) => gone.has(r.name ?? ''))) {
+        const updated = await updateAccountSecrets(ctx, sa, (rs) => rs.filter((r) => !gone.has(r.name ?? '')));
+        if (!updated) return;
+        refs = (updated.secrets as SecretRef[] | undefined) ?? [];
+      }
       for (const r of refs) {
         // a secret we just created may not be in the cache yet: ask the server (kube's fetchOnCacheMiss)
         let secret = secrets.store.getObject(namespace, r.name ?? '');
@@ -113,7 +127,18 @@ export const serviceAccountTokenController: ControllerDefinition = {
           sa = undefined;
         }
       }
-      if (!sa || !isTokenSecretOf(secret, sa)) await deleteSecret(secret);
+      if (!sa || !isTokenSecretOf(secret, sa)) return deleteSecret(secret);
+      // a token secret made by hand (annotated with its account) gets its token, CA and namespace
+      const data = (secret.data ?? {}) as Record<string, string>;
+      const wanted = await tokenData({ issuer, caPem, sa, secretName: secret.metadata?.name ?? '', have: data });
+      if (!wanted) return;
+      const annotations = { ...secret.metadata?.annotations, [SA_UID_ANNOTATION]: sa.metadata?.uid ?? '' };
+      try {
+        await ctx.client.update(RESOURCES.secrets, { ...secret, metadata: { ...secret.metadata, annotations }, data: { ...data, ...wanted } });
+      } catch (err) {
+        if (isConflict(err)) secretQueue.addAfter(key, 100);
+        else if (!isNotFound(err)) throw err;
+      }
     };
 
     const onError = (key: string, err: unknown) => ctx.logger.error({ err, key }, 'syncing a service account token failed');
@@ -126,16 +151,14 @@ export const serviceAccountTokenController: ControllerDefinition = {
 async function ensureToken(
   ctx: ControllerContext,
   sa: KubeObject,
-  o: { issuer: ReturnType<typeof legacyTokenIssuer>; caPem: string; deleteSecret: (s: KubeObject) => Promise<void> },
+  o: { issuer: TokenIssuer; caPem: string; deleteSecret: (s: KubeObject) => Promise<void> },
 ): Promise<void> {
   const namespace = sa.metadata?.namespace ?? '';
   const saName = sa.metadata?.name ?? '';
   const saUid = sa.metadata?.uid ?? '';
   // kube limits the generated name to a valid secret name
   const secretName = `${saName.slice(0, 253 - '-token-xxxxx'.length)}-token-${randomSuffix()}`;
-  const token = await signLegacyToken(o.issuer, { namespace, serviceAccountName: saName, serviceAccountUid: saUid, secretName });
-  const data: Record<string, string> = { token: b64(token), namespace: b64(namespace) };
-  if (o.caPem) data['ca.crt'] = b64(o.caPem);
+  const data = (await tokenData({ issuer: o.issuer, caPem: o.caPem, sa, secretName, have: {} })) ?? {};
   const created = await ctx.client.create(RESOURCES.secrets, namespace, {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -143,25 +166,57 @@ async function ensureToken(
     type: SERVICE_ACCOUNT_TOKEN_TYPE,
     data,
   });
-  // reference it from the account, retrying conflicts from the newest account
+  let referenced: KubeObject | undefined;
+  try {
+    referenced = await updateAccountSecrets(ctx, sa, (refs) => [...refs, { name: secretName }]);
+  } catch (err) {
+    await o.deleteSecret(created);
+    throw err;
+  }
+  if (!referenced) await o.deleteSecret(created);
+}
+
+/**
+ * the data a token secret still lacks (token, ca.crt, namespace), or undefined when it lacks none;
+ * kube 1.20 fills the CA and namespace of a secret that has a token, and mints one when it has none
+ */
+async function tokenData(o: { issuer: TokenIssuer; caPem: string; sa: KubeObject; secretName: string; have: Record<string, string> }): Promise<Record<string, string> | undefined> {
+  const namespace = o.sa.metadata?.namespace ?? '';
+  const out: Record<string, string> = {};
+  if (o.caPem && !o.have['ca.crt']) out['ca.crt'] = b64(o.caPem);
+  if (!o.have.namespace) out.namespace = b64(namespace);
+  if (!o.have.token) {
+    const token = await signLegacyToken(o.issuer, {
+      namespace,
+      serviceAccountName: o.sa.metadata?.name ?? '',
+      serviceAccountUid: o.sa.metadata?.uid ?? '',
+      secretName: o.secretName,
+    });
+    out.token = b64(token);
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/**
+ * change the account's `secrets` from its newest version, retrying conflicts; undefined when the
+ * account is gone or was recreated (another uid)
+ */
+async function updateAccountSecrets(ctx: ControllerContext, sa: KubeObject, change: (refs: SecretRef[]) => SecretRef[]): Promise<KubeObject | undefined> {
+  const namespace = sa.metadata?.namespace ?? '';
+  const name = sa.metadata?.name ?? '';
   for (let attempt = 0; ; attempt++) {
     let live: KubeObject;
     try {
-      live = await ctx.client.get(RESOURCES.serviceAccounts, namespace, saName);
+      live = await ctx.client.get(RESOURCES.serviceAccounts, namespace, name);
     } catch (err) {
-      if (isNotFound(err)) return o.deleteSecret(created);
+      if (isNotFound(err)) return undefined;
       throw err;
     }
-    if (live.metadata?.uid !== saUid) return o.deleteSecret(created);
-    const refs = [...((live.secrets as SecretRef[] | undefined) ?? []), { name: secretName }];
+    if (live.metadata?.uid !== sa.metadata?.uid) return undefined;
     try {
-      await ctx.client.update(RESOURCES.serviceAccounts, { ...live, secrets: refs });
-      return;
+      return await ctx.client.update(RESOURCES.serviceAccounts, { ...live, secrets: change((live.secrets as SecretRef[] | undefined) ?? []) });
     } catch (err) {
-      if (!isConflict(err) || attempt >= 5) {
-        await o.deleteSecret(created);
-        throw err;
-      }
+      if (!isConflict(err) || attempt >= 5) throw err;
     }
   }
 }
