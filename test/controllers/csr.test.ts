@@ -137,6 +137,16 @@ t.test('kubelet client CSRs: approved after a SubjectAccessReview, signed; other
   t.equal(failed.reason, 'SignerValidationFailure');
   t.equal(failed.message, 'invalid usage for client certificate: server auth');
 
+  // spec.expirationSeconds shortens the lifetime
+  const short = csrObject('short-lived', rsaCsr({ commonName: 'jane', organizations: ['devs'] }), 'kubernetes.io/kube-apiserver-client', ['client auth'], { username: 'ballast-admin', groups: ['system:masters'] });
+  (short.spec as Record<string, unknown>).expirationSeconds = 1200;
+  await client.create(RESOURCES.certificateSigningRequests, undefined, short);
+  await client.update(RESOURCES.certificateSigningRequests, { ...(await get('short-lived')), status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'ok' }] } }, 'approval');
+  const shortPem = await waitFor('the short-lived certificate', async () => ((await get('short-lived')).status as { certificate?: string })?.certificate);
+  const shortCert = new crypto.X509Certificate(Buffer.from(shortPem, 'base64').toString());
+  t.ok(Math.abs(Date.parse(shortCert.validTo) - Date.now() - 1200_000) < 60_000, 'twenty minutes');
+  t.match(shortCert.subject, /O=devs/);
+
   const pending = await get('node2-client');
   t.notOk((pending.status as { conditions?: unknown[] } | undefined)?.conditions?.length, 'node2\'s request stays pending');
   await stop();
@@ -144,7 +154,7 @@ t.test('kubelet client CSRs: approved after a SubjectAccessReview, signed; other
   // the cleaner, a day later: the pending request and the issued one go
   startControllers(t, server, [csrCleaner({ now: () => Date.now() + 25 * 3600_000, pollIntervalMs: 200 })]);
   const gone = (name: string) => get(name).then(() => false, (err: unknown) => isNotFound(err));
-  await waitFor('the old requests deleted', async () => (await gone('node2-client')) && (await gone('node1-client')) && (await gone('bad-usage')));
+  await waitFor('the old requests deleted', async () => (await gone('node2-client')) && (await gone('node1-client')) && (await gone('bad-usage')) && (await gone('short-lived')));
   t.pass('cleaned');
   fs.rmSync(dir, { recursive: true, force: true });
 });
