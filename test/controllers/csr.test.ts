@@ -11,6 +11,7 @@ import { APPROVAL_MESSAGE } from '../../src/controllers/certificates/csr-approvi
 import { cleanupReason, csrCleaner } from '../../src/controllers/certificates/csr-cleaner';
 import { issueCertificate, parseUsages } from '../../src/controllers/certificates/issue-certificate';
 import type { CertificateRequest } from '../../src/api/kinds/certificates/csr-request';
+import { signingPairs } from '../../src/controllers/certificates/csr-signing';
 import { signerRefusal } from '../../src/controllers/certificates/signer-checks';
 import { startApiServer, tempDir, waitFor } from '../e2e/harness';
 import { startControllers } from '../helpers/controllers';
@@ -71,6 +72,17 @@ t.test('what each signer refuses, in kube\'s words', async (t) => {
   t.equal(signerRefusal(client, req({ commonName: 'jane' }), ['client auth']), '');
   t.equal(signerRefusal(client, req({}), ['digital signature']), 'missing required usage for client certificate: client auth');
   t.equal(signerRefusal('kubernetes.io/legacy-unknown', req({}), ['server auth']), '');
+});
+
+t.test('the signing pair of each signer: its own, else the general one', async (t) => {
+  const dir = tempDir(t, 'csr-pairs');
+  const general = makeCa(dir, 'general');
+  const serving = makeCa(dir, 'serving');
+  const pairs = signingPairs({ certFile: general.certFile, keyFile: general.keyFile, durationMs: 1, signers: { 'kubelet-serving': { certFile: serving.certFile, keyFile: serving.keyFile } } });
+  t.equal(pairs.get('kubernetes.io/kubelet-serving')?.certPem, serving.cert);
+  t.equal(pairs.get('kubernetes.io/kube-apiserver-client')?.certPem, general.cert);
+  t.equal(pairs.get('kubernetes.io/legacy-unknown')?.certPem, general.cert);
+  t.equal(signingPairs({ durationMs: 1, signers: { 'kubelet-client': { certFile: serving.certFile, keyFile: serving.keyFile } } }).size, 1, 'only the signers with a pair');
 });
 
 t.test('the cleaner\'s deadlines', async (t) => {
