@@ -5,9 +5,27 @@
 import { garbageCollectorController } from './garbagecollector';
 import { namespaceController } from './namespace';
 import type { ControllerDefinition } from './types';
+import { bootstrapSignerController } from './bootstrap/bootstrap-signer';
+import { tokenCleanerController } from './bootstrap/token-cleaner';
+import { csrApprovingController } from './certificates/csr-approving';
+import { csrCleanerController } from './certificates/csr-cleaner';
+import { csrSigningController } from './certificates/csr-signing';
+import { clusterRoleAggregationController } from './clusterroleaggregation/aggregation-controller';
+import { rootCaCertPublisher } from './rootcacertpublisher/publisher';
+import { serviceAccountController } from './serviceaccount/serviceaccounts-controller';
+import { serviceAccountTokenController } from './serviceaccount/tokens-controller';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
   [garbageCollectorController.name, garbageCollectorController],
   [namespaceController.name, namespaceController],
+  [serviceAccountController.name, serviceAccountController],
+  [serviceAccountTokenController.name, serviceAccountTokenController],
+  [rootCaCertPublisher.name, rootCaCertPublisher],
+  [clusterRoleAggregationController.name, clusterRoleAggregationController],
+  [csrApprovingController.name, csrApprovingController],
+  [csrSigningController.name, csrSigningController],
+  [csrCleanerController.name, csrCleanerController],
+  [bootstrapSignerController.name, bootstrapSignerController],
+  [tokenCleanerController.name, tokenCleanerController],
 ]);
