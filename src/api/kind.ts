@@ -3,6 +3,7 @@
  * discovery and (later) OpenAPI are generic over these; adding a kind never adds routes.
  */
 import type { StatusCause } from './errors';
+import type { UserInfo } from './reviews/authorizer';
 import type { Definitions } from '../schema/types';
 
 /** any Kubernetes object as JSON */
@@ -103,8 +104,11 @@ export interface KindStrategy {
    * create, update, patch results, and to objects read back from storage.
    */
   defaults(obj: KubeObject): void;
-  /** kube's PrepareForCreate: e.g. reset status, set initial phase. Runs before validation. */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * kube's PrepareForCreate: e.g. reset status, set initial phase. Runs before validation.
+   * `requester` is the authenticated user of the request (undefined for in-process writes).
+   */
+  prepareForCreate?(obj: KubeObject, requester?: UserInfo): void;
   /** kube's PrepareForUpdate on the main resource; status is already copied from old by the registry */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /**

@@ -145,7 +145,7 @@ async function createApplied(
     throw errors.conflict(qualifiedResource(kind), name, `uid mismatch: the provided object specified uid ${merged.metadata.uid}, and no existing object was found`);
   }
   await admitWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: merged, options, optionsKind: 'PatchOptions' });
-  const obj = prepareCreate(ctx, kind, merged, namespace);
+  const obj = prepareCreate(ctx, kind, merged, namespace, options.user);
   await validateWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: obj, options, optionsKind: 'PatchOptions' });
   if (options.dryRun) {
     delete obj.metadata!.resourceVersion;

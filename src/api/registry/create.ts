@@ -8,6 +8,7 @@
 import { apiVersionOf } from '../scheme';
 import { ApiError, errors } from '../errors';
 import { isStorageError } from '../../storage/store';
+import type { UserInfo } from '../reviews/authorizer';
 import type { KindDefinition, KubeObject } from '../kind';
 import type { Target, WriteOptions, WriteResult } from './types';
 import type { RegistryContext } from './context';
@@ -45,10 +46,10 @@ export function checkTypeMeta(kind: KindDefinition, body: unknown): KubeObject {
 }
 
 /** the object as it will be stored: metadata, defaults, PrepareForCreate, validation */
-export function prepareCreate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, namespace: string | undefined): KubeObject {
+export function prepareCreate(ctx: RegistryContext, kind: KindDefinition, obj: KubeObject, namespace: string | undefined, requester?: UserInfo): KubeObject {
   initCreateMeta(kind, obj, { namespace, now: ctx.clock(), uid: ctx.newUid() });
   kind.strategy.defaults(obj);
-  kind.strategy.prepareForCreate?.(obj);
+  kind.strategy.prepareForCreate?.(obj, requester);
   if (kind.tracksGeneration) metaOf(obj).generation = 1;
   validateForCreate(ctx, kind, obj);
   return obj;
@@ -71,7 +72,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
   for (let attempt = 1; ; attempt++) {
     // `original` is already the request's own copy (checkTypeMeta); only a generated name, which may
     // be retried with another one, needs it kept unchanged
-    const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, generated ? clone(original) : original, namespace), options);
+    const obj = trackWrite(ctx, kind, undefined, prepareCreate(ctx, kind, generated ? clone(original) : original, namespace, options.user), options);
     const name = obj.metadata!.name!;
     await validateWrite(ctx.admission, { operation: 'CREATE', kind, namespace, name, object: obj, options, warnings });
     if (options.dryRun) {

@@ -52,3 +52,28 @@ for (const backend of storeKinds()) {
     await rejects(t, f.registry.updateSubresource(target('jane'), 'approval', denied, write), 422, 'Invalid', /Approved and Denied conditions are mutually exclusive/);
   });
 }
+
+t.test('the requester of a CSR is the user who created it, whatever the body claims', async (t) => {
+  const f = await makeFixture('memory');
+  t.teardown(() => f.close());
+  const kind = f.kind('certificatesigningrequests', GROUP, 'v1');
+  const body = (name: string): KubeObject => ({
+    apiVersion: `${GROUP}/v1`,
+    kind: 'CertificateSigningRequest',
+    metadata: { name },
+    spec: {
+      request: b64(rsaCsr({ commonName: 'system:node:n1', organizations: ['system:nodes'] })),
+      signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+      usages: ['digital signature', 'key encipherment', 'client auth'],
+      // a claim the API server must not believe
+      username: 'system:node:n1',
+      groups: ['system:nodes'],
+      uid: 'forged',
+    },
+  });
+  const user = { name: 'mallory', uid: 'u-1', groups: ['system:authenticated'], extra: { scope: ['x'] } };
+  const spec = (await f.registry.create({ kind }, body('by-mallory'), { ...write, user })).object.spec as Record<string, unknown>;
+  t.same([spec.username, spec.uid, spec.groups, spec.extra], ['mallory', 'u-1', ['system:authenticated'], { scope: ['x'] }]);
+  const anonymous = (await f.registry.create({ kind }, body('in-process'), write)).object.spec as Record<string, unknown>;
+  t.same([anonymous.username, anonymous.groups, anonymous.uid], [undefined, undefined, undefined], 'without a requester the fields are empty, as in kube');
+});

@@ -5,8 +5,9 @@
  * /approval (./approval.ts) sets Approved and Denied. v1beta1 defaults usages and, from the request
  * itself, the signer name.
  *
- * kube fills spec.username/uid/groups/extra from the requesting user on create. Ballast has no
- * authentication yet, so they are kept as the body gives them (the security work fills them).
+ * On create the requester is whoever sent the request: spec.username, uid, groups and extra are the
+ * authenticated user's whatever the body says (kube's PrepareForCreate), since approvers such as the
+ * csrapproving controller decide on them.
  */
 import type { KindDefinition, KubeObject } from '../../kind';
 import { age, ageColumn, column, humanDuration, nameColumn } from '../table-format';
@@ -76,9 +77,21 @@ export function csrKind(version: CsrVersion): KindDefinition {
     subresources: [{ name: 'approval', type: 'partial', verbs: ['get', 'patch', 'update'] }],
     strategy: {
       defaults: (obj) => defaults(obj, version),
-      prepareForCreate(obj) {
+      prepareForCreate(obj, requester) {
         // users cannot create pre-approved (or pre-issued) requests
         obj.status = {};
+        // nor speak for someone else: the requester is the authenticated user (empty in-process)
+        const spec = ensureObj(obj, 'spec');
+        delete spec.username;
+        delete spec.uid;
+        delete spec.groups;
+        delete spec.extra;
+        if (requester) {
+          spec.username = requester.name;
+          if (requester.uid) spec.uid = requester.uid;
+          if (requester.groups.length) spec.groups = [...requester.groups];
+          if (requester.extra && Object.keys(requester.extra).length) spec.extra = clone(requester.extra);
+        }
       },
       prepareForUpdate(obj, old) {
         obj.spec = clone(old.spec);
