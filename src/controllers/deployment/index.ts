@@ -1,0 +1,2 @@
+import type { ControllerDefinition } from '../types';
+export const deploymentController: ControllerDefinition = { name: 'deployment', async start() {} };
