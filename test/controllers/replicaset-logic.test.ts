@@ -29,6 +29,9 @@ t.test('kube ranking of pods to delete', async (t) => {
     pod('unscheduled', { phase: 'Pending', ready: false }),
   ];
   t.same(rankForDeletion(pods).map((p) => p.metadata?.name), ['unscheduled', 'pending', 'not-ready', 'recently-ready', 'restarting', 'new-ready', 'old-ready']);
+  const unstamped = pod('no-time', { node: 'n1' });
+  delete unstamped.metadata!.creationTimestamp;
+  t.equal(rankForDeletion([pod('dated', { node: 'n1' }), unstamped])[0]!.metadata?.name, 'no-time', 'no creation time first');
   // doubled-up pods go before lone ones of the same state
   const spread = [pod('alone', { node: 'a' }), pod('pair-1', { node: 'b' }), pod('pair-2', { node: 'b' })];
   t.same(podsToDelete(spread, 1).map((p) => p.metadata?.name), ['pair-1']);

@@ -124,6 +124,8 @@ t.test('replicaset and replicationcontroller controllers against the real server
       return p.length === 2 && p;
     });
     t.match(controllerRef(pods[0]!), { kind: 'ReplicationController', name: 'rc' });
+    const created = await waitFor('rc events', async () => (await events('SuccessfulCreate')).find((e) => (e.involvedObject as { kind?: string }).kind === 'ReplicationController'));
+    t.equal((created.source as { component?: string }).component, 'replication-controller');
     await client.delete(RESOURCES.pods, 'default', pods[0]!.metadata!.name!);
     await waitFor('replacement', async () => {
       const p = await podsOf('app=rc');

@@ -1,4 +1,5 @@
 /** The replicaset and replicationcontroller controllers: one controller code, two kinds (as kube's). */
+import { EventRecorder } from '../../client/events';
 import { RESOURCES } from '../../client/resources';
 import type { ControllerDefinition } from '../types';
 import { ReplicaSetController } from './replica-set-controller';
@@ -13,6 +14,8 @@ export const replicaSetController: ControllerDefinition = {
 export const replicationControllerController: ControllerDefinition = {
   name: 'replicationcontroller',
   start(ctx) {
-    return new ReplicaSetController({ ctx, ref: RESOURCES.replicationControllers, workers: ctx.settings.concurrentRcSyncs }).run();
+    // kube's events about ReplicationControllers come from `replication-controller`
+    const recorder = new EventRecorder(ctx.client, { component: 'replication-controller' }, ctx.logger);
+    return new ReplicaSetController({ ctx: { ...ctx, recorder }, ref: RESOURCES.replicationControllers, workers: ctx.settings.concurrentRcSyncs }).run();
   },
 };

@@ -51,9 +51,14 @@ function maxRestarts(pod: KubeObject): number {
   return Math.max(0, ...(statusOf(pod).containerStatuses ?? []).map((s) => s.restartCount ?? 0));
 }
 
-function time(s: string | undefined): number {
-  const v = s ? Date.parse(s) : NaN;
-  return Number.isNaN(v) ? 0 : v;
+/** kube's afterOrZero as an order: a missing time first, then the more recent, then the older */
+function recentFirst(a: string | undefined, b: string | undefined): number {
+  const at = a ? Date.parse(a) : NaN;
+  const bt = b ? Date.parse(b) : NaN;
+  const aZero = Number.isNaN(at);
+  const bZero = Number.isNaN(bt);
+  if (aZero || bZero) return aZero === bZero ? 0 : aZero ? -1 : 1;
+  return bt - at;
 }
 
 const PHASE_RANK: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 };
@@ -61,8 +66,8 @@ const PHASE_RANK: Record<string, number> = { Pending: 0, Unknown: 1, Running: 2 
 /**
  * controller.ActivePods' Less, kube 1.20: the pod to delete first sorts first.
  * 1. unassigned < assigned; 2. Pending < Unknown < Running; 3. not ready < ready;
- * 4. ready for less time < ready for longer (both ready); 5. more restarts < fewer;
- * 6. newer < older (creationTimestamp); ties keep their order. With `rankOf` (the number of related
+ * 4. ready for less time < ready for longer (both ready; no time first); 5. more restarts < fewer;
+ * 6. newer < older (creationTimestamp; none first); ties keep their order. With `rankOf` (the number of related
  * pods on the same node), a higher rank goes first, after readiness.
  */
 export function compareForDeletion(a: KubeObject, b: KubeObject, rankOf?: (pod: KubeObject) => number): number {
@@ -82,18 +87,14 @@ export function compareForDeletion(a: KubeObject, b: KubeObject, rankOf?: (pod: 
     if (ak !== bk) return bk - ak;
   }
   if (ar && br) {
-    const at = time(readyCondition(a)?.lastTransitionTime);
-    const bt = time(readyCondition(b)?.lastTransitionTime);
     // the one ready since later has been ready for less time
-    if (at !== bt) return bt - at;
+    const byReady = recentFirst(readyCondition(a)?.lastTransitionTime, readyCondition(b)?.lastTransitionTime);
+    if (byReady !== 0) return byReady;
   }
   const aRestarts = maxRestarts(a);
   const bRestarts = maxRestarts(b);
   if (aRestarts !== bRestarts) return bRestarts - aRestarts;
-  const ac = time(a.metadata?.creationTimestamp);
-  const bc = time(b.metadata?.creationTimestamp);
-  if (ac !== bc) return bc - ac;
-  return 0;
+  return recentFirst(a.metadata?.creationTimestamp, b.metadata?.creationTimestamp);
 }
 
 /** the pods to delete first, first */
