@@ -124,6 +124,21 @@ t.test('deployment controller against the real server', { skip: missingKubectl('
     node.release();
   });
 
+  await t.test('adopts a matching orphan ReplicaSet as its new one', async (t) => {
+    const d = deployment('adopt', 2);
+    const spec = d.spec as { template: KubeObject };
+    await client.create(RESOURCES.replicaSets, 'default', {
+      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'adopt-manual', labels: { app: 'adopt' } },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'adopt' } }, template: spec.template },
+    });
+    await waitFor('manual pods', async () => ((await client.get(RESOURCES.replicaSets, 'default', 'adopt-manual')).status as Status).readyReplicas === 2);
+    await client.create(RESOURCES.deployments, 'default', d);
+    await complete(client, 'adopt', 2);
+    const rss = await replicaSetsOf(client, 'adopt');
+    t.same(rss.map((rs) => rs.metadata?.name), ['adopt-manual'], 'adopted, no new replica set');
+    t.equal(rss[0]!.metadata?.annotations?.['deployment.kubernetes.io/revision'], '1');
+  });
+
   await t.test('Recreate scales the old ReplicaSet to zero before the new one grows', async (t) => {
     await client.create(RESOURCES.deployments, 'default', deployment('re', 2, { strategy: { type: 'Recreate' } }));
     await complete(client, 're', 2);
