@@ -11,12 +11,13 @@ import type { RestClient } from '../../client/rest-client';
 import type { KubeObject } from '../../client/types';
 import { controllerOf, newControllerRef } from '../util/controller-ref';
 import { computeHash } from '../util/hash';
+import { deploymentComplete, getCondition, hasProgressDeadline, newCondition, setCondition } from './conditions';
+import { calculateStatus, rolloutStatus, sameStatus, stuckRequeueMs } from './status';
 import {
-  activeReplicaSets, byCreation, byRevision, bySize, deploymentComplete, deploymentProgressing, deploymentTimedOut,
-  equalIgnoreHash, findActiveOrLatest, findNewReplicaSet, getCondition, hasProgressDeadline, isRollingUpdate, isSaturated,
-  maxRevision, maxSurge, maxUnavailable, newCondition, newRSNewReplicas, POD_TEMPLATE_HASH, proportion, removeCondition,
-  replicasOf, REVISION, rsReplicas, rsSpec, rsStatus, setCondition, setNewReplicaSetAnnotations, setReplicasAnnotations,
-  specOf, statusOf, sumSpecReplicas, sumStatus, DESIRED_REPLICAS, type DeploymentStatus,
+  activeReplicaSets, byCreation, byRevision, bySize, equalIgnoreHash, findActiveOrLatest, findNewReplicaSet,
+  isRollingUpdate, isSaturated, maxRevision, maxSurge, maxUnavailable, newRSNewReplicas, POD_TEMPLATE_HASH, proportion,
+  replicasOf, REVISION, rsReplicas, rsSpec, rsStatus, setNewReplicaSetAnnotations, setReplicasAnnotations, specOf, statusOf,
+  sumSpecReplicas, sumStatus, DESIRED_REPLICAS, type DeploymentStatus,
 } from './util';
 
 export interface RolloutDeps {
@@ -357,80 +358,21 @@ export class Rollout {
 
   // ---- status --------------------------------------------------------------------------------
 
-  /** calculateStatus, with the Available condition */
-  #calculateStatus(all: KubeObject[], newRS: KubeObject | undefined): DeploymentStatus {
-    const d = this.d;
-    const available = sumStatus(all, 'availableReplicas');
-    const status: DeploymentStatus = {
-      observedGeneration: d.metadata?.generation,
-      replicas: sumStatus(all, 'replicas'),
-      updatedReplicas: newRS ? sumStatus([newRS], 'replicas') : 0,
-      readyReplicas: sumStatus(all, 'readyReplicas'),
-      availableReplicas: available,
-      unavailableReplicas: Math.max(0, sumSpecReplicas(all) - available),
-      collisionCount: statusOf(d).collisionCount,
-      conditions: clone(statusOf(d).conditions ?? []),
-    };
-    if (available >= replicasOf(d) - maxUnavailable(d)) {
-      setCondition(status, newCondition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'));
-    } else {
-      setCondition(status, newCondition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'));
-    }
-    return status;
-  }
-
   /** syncDeploymentStatus: no progress accounting (scaling, paused) */
   async #syncStatus(all: KubeObject[], newRS: KubeObject | undefined): Promise<void> {
-    const status = this.#calculateStatus(all, newRS);
+    const status = calculateStatus(this.d, all, newRS);
     if (!sameStatus(statusOf(this.d), status)) await this.#writeStatus(status);
   }
 
   /** syncRolloutStatus: with the Progressing condition and ReplicaFailure from the ReplicaSets */
   async #syncRolloutStatus(all: KubeObject[], newRS: KubeObject | undefined): Promise<void> {
-    const d = this.d;
-    const status = this.#calculateStatus(all, newRS);
-    if (!hasProgressDeadline(d)) removeCondition(status, 'Progressing');
-    const current = getCondition(status, 'Progressing');
-    const complete = status.replicas === status.updatedReplicas && current?.reason === 'NewReplicaSetAvailable';
-    if (hasProgressDeadline(d) && !complete) {
-      const name = newRS?.metadata?.name;
-      if (deploymentComplete(d, status)) {
-        setCondition(status, newCondition('Progressing', 'True', 'NewReplicaSetAvailable', name ? `ReplicaSet "${name}" has successfully progressed.` : ''));
-      } else if (deploymentProgressing(d, status)) {
-        const c = newCondition('Progressing', 'True', 'ReplicaSetUpdated', name ? `ReplicaSet "${name}" is progressing.` : '');
-        // progress refreshes lastUpdateTime (the deadline counts from it) but keeps the transition time
-        if (current?.status === 'True') c.lastTransitionTime = current.lastTransitionTime;
-        removeCondition(status, 'Progressing');
-        setCondition(status, c);
-      } else if (deploymentTimedOut(d, status)) {
-        setCondition(status, newCondition('Progressing', 'False', 'ProgressDeadlineExceeded', name ? `ReplicaSet "${name}" has timed out progressing.` : ''));
-      }
-    }
-    const failure = [newRS, ...all.filter((rs) => rs !== newRS)]
-      .flatMap((rs) => (rs ? rsStatus(rs).conditions ?? [] : []))
-      .find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
-    if (failure) {
-      const c = newCondition('ReplicaFailure', failure.status, failure.reason ?? '', failure.message ?? '');
-      c.lastTransitionTime = failure.lastTransitionTime;
-      setCondition(status, c);
-    } else {
-      removeCondition(status, 'ReplicaFailure');
-    }
-    if (sameStatus(statusOf(d), status)) {
-      this.#requeueStuck(status);
+    const status = rolloutStatus(this.d, all, newRS);
+    if (sameStatus(statusOf(this.d), status)) {
+      const ms = stuckRequeueMs(this.d, status);
+      if (ms !== undefined) this.#deps.requeueAfter(ms);
       return;
     }
     await this.#writeStatus(status);
-  }
-
-  /** requeueStuckDeployment: look again when the progress deadline would pass */
-  #requeueStuck(status: DeploymentStatus): void {
-    const d = this.d;
-    const c = getCondition(status, 'Progressing');
-    if (!hasProgressDeadline(d) || !c) return;
-    if (deploymentComplete(d, status) || c.reason === 'ProgressDeadlineExceeded') return;
-    const due = (Date.parse(c.lastUpdateTime ?? '') || 0) + (specOf(d).progressDeadlineSeconds ?? 0) * 1000 - Date.now();
-    this.#deps.requeueAfter(Math.max(due, 0) + 1000);
   }
 
   /**
@@ -449,15 +391,4 @@ export class Rollout {
     }
     this.d = { ...updated, kind: 'Deployment', apiVersion: 'apps/v1' };
   }
-}
-
-/** the fields of two statuses that matter, compared as kube's DeepEqual would */
-function sameStatus(a: DeploymentStatus, b: DeploymentStatus): boolean {
-  const norm = (s: DeploymentStatus) =>
-    JSON.stringify([
-      s.observedGeneration ?? 0, s.replicas ?? 0, s.updatedReplicas ?? 0, s.readyReplicas ?? 0, s.availableReplicas ?? 0,
-      s.unavailableReplicas ?? 0, s.collisionCount ?? null,
-      (s.conditions ?? []).map((c) => [c.type, c.status, c.reason ?? '', c.message ?? '', c.lastUpdateTime ?? '', c.lastTransitionTime ?? '']),
-    ]);
-  return norm(a) === norm(b);
 }
