@@ -5,6 +5,7 @@ import {
   equalIgnoreHash, isSaturated, maxSurge, maxUnavailable, newRSNewReplicas, proportion, resolveFenceposts, scaledValue,
   setNewReplicaSetAnnotations,
 } from '../../src/controllers/deployment/util';
+import { rolloutStatus, stuckRequeueMs } from '../../src/controllers/deployment/status';
 
 const dep = (replicas: number, maxSurge: number | string = '25%', maxUnavailable: number | string = '25%', type = 'RollingUpdate'): KubeObject => ({
   metadata: { name: 'd', annotations: { note: 'x', 'kubectl.kubernetes.io/last-applied-configuration': '{}' } },
@@ -79,4 +80,27 @@ t.test('revision annotations', async (t) => {
   t.equal(fresh.metadata?.annotations?.['deployment.kubernetes.io/revision-history'], '1,3');
   t.notOk(setNewReplicaSetAnnotations(d, fresh, '5', true), 'nothing changes twice');
   t.notOk(setNewReplicaSetAnnotations(d, fresh, '4', true), 'never lowered');
+});
+
+t.test('rollout status: Available and Progressing with the progress deadline', async (t) => {
+  const now = Date.parse('2024-01-01T00:10:00Z');
+  const d: KubeObject = {
+    metadata: { name: 'd', generation: 2 },
+    spec: { replicas: 2, progressDeadlineSeconds: 60, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } } },
+    status: {
+      replicas: 2, updatedReplicas: 1, availableReplicas: 2, readyReplicas: 2,
+      conditions: [{ type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', lastUpdateTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z' }],
+    },
+  };
+  const oldRS: KubeObject = { metadata: { name: 'd-old' }, spec: { replicas: 1 }, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } };
+  const newRS: KubeObject = { metadata: { name: 'd-new' }, spec: { replicas: 1 }, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1 } };
+  const stuck = rolloutStatus(d, [oldRS, newRS], newRS, now);
+  t.match(stuck.conditions?.find((c) => c.type === 'Progressing'), { status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet "d-new" has timed out progressing.' });
+  t.match(stuck.conditions?.find((c) => c.type === 'Available'), { status: 'True', reason: 'MinimumReplicasAvailable', lastTransitionTime: '2024-01-01T00:10:00Z' });
+  t.equal(stuckRequeueMs(d, stuck, now), undefined, 'no requeue once timed out');
+  const moving = rolloutStatus(d, [oldRS, { ...newRS, status: { replicas: 2, readyReplicas: 2, availableReplicas: 2 } }], newRS, now);
+  t.match(moving.conditions?.find((c) => c.type === 'Progressing'), { reason: 'ReplicaSetUpdated', lastTransitionTime: '2024-01-01T00:00:00Z', lastUpdateTime: '2024-01-01T00:10:00Z' });
+  const failing = rolloutStatus(d, [{ ...newRS, status: { conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: 'quota' }] } }], newRS, now);
+  t.match(failing.conditions?.find((c) => c.type === 'ReplicaFailure'), { status: 'True', reason: 'FailedCreate', message: 'quota' });
+  t.match(failing.conditions?.find((c) => c.type === 'Available'), { status: 'False', reason: 'MinimumReplicasUnavailable' });
 });

@@ -57,6 +57,20 @@ t.test('replicaset and replicationcontroller controllers against the real server
     t.equal((await podsOf('app=web')).length, 3);
   });
 
+  await t.test('a pod being deleted no longer counts', async (t) => {
+    const [victim] = await podsOf('app=web');
+    const name = victim!.metadata!.name!;
+    await client.patch(RESOURCES.pods, 'default', name, 'merge', { metadata: { finalizers: ['test.ballast.dev/hold'] } });
+    await client.delete(RESOURCES.pods, 'default', name);
+    await waitFor('a replacement while the old pod lingers', async () => {
+      const all = (await client.list(RESOURCES.pods, 'default', { labelSelector: 'app=web' })).items;
+      return all.length === 4 && all.filter((p) => !p.metadata?.deletionTimestamp).length === 3;
+    });
+    await client.patch(RESOURCES.pods, 'default', name, 'merge', { metadata: { finalizers: null } });
+    await waitFor('gone', async () => (await client.list(RESOURCES.pods, 'default', { labelSelector: 'app=web' })).items.length === 3);
+    t.pass('replaced at once');
+  });
+
   await t.test('scales down, unready pods first', async (t) => {
     // one new pod stays Pending: scaling down must remove it before the running ones
     node.hold((p) => p.metadata?.labels?.app === 'web');

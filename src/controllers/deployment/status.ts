@@ -12,7 +12,7 @@ import { maxUnavailable, replicasOf, rsStatus, specOf, statusOf, sumSpecReplicas
 
 const clone = <T>(o: T): T => structuredClone(o);
 
-export function calculateStatus(d: KubeObject, all: readonly KubeObject[], newRS: KubeObject | undefined): DeploymentStatus {
+export function calculateStatus(d: KubeObject, all: readonly KubeObject[], newRS: KubeObject | undefined, now = Date.now()): DeploymentStatus {
   const available = sumStatus(all, 'availableReplicas');
   const status: DeploymentStatus = {
     observedGeneration: d.metadata?.generation,
@@ -25,15 +25,15 @@ export function calculateStatus(d: KubeObject, all: readonly KubeObject[], newRS
     conditions: clone(statusOf(d).conditions ?? []),
   };
   if (available >= replicasOf(d) - maxUnavailable(d)) {
-    setCondition(status, newCondition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'));
+    setCondition(status, newCondition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.', now));
   } else {
-    setCondition(status, newCondition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'));
+    setCondition(status, newCondition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.', now));
   }
   return status;
 }
 
 export function rolloutStatus(d: KubeObject, all: readonly KubeObject[], newRS: KubeObject | undefined, now = Date.now()): DeploymentStatus {
-  const status = calculateStatus(d, all, newRS);
+  const status = calculateStatus(d, all, newRS, now);
   if (!hasProgressDeadline(d)) removeCondition(status, 'Progressing');
   const current = getCondition(status, 'Progressing');
   const complete = status.replicas === status.updatedReplicas && current?.reason === 'NewReplicaSetAvailable';
