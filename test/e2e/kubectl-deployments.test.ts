@@ -3,18 +3,24 @@
  * server with the replicaset, replicationcontroller and deployment controllers running, and a
  * fake node marking pods ready.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { RESOURCES } from '../../src/client/resources';
+import type { RestClient } from '../../src/client/rest-client';
 import type { KubeObject } from '../../src/client/types';
 import { startControllers } from '../helpers/controllers';
 import { startFakeNode } from '../helpers/fake-node';
-import { kubectlFor, missingKubectl, startApiServer, waitFor } from './harness';
+import { kubectlFor, missingKubectl, startApiServer, waitFor, type Kubectl } from './harness';
 
-t.test('kubectl 1.32 rolls deployments out, back, and scales them', { skip: missingKubectl('1.32') }, async (t) => {
+t.test('kubectl 1.32 against the workload controllers', { skip: missingKubectl('1.32') }, async (t) => {
   const server = await startApiServer(t);
   const { client } = startControllers(t, server, ['replicaset', 'replicationcontroller', 'deployment']);
   startFakeNode(t, client);
   const k = kubectlFor(t, '1.32', server);
+  await t.test('deployments roll out, back, and scale', (t) => deployments(t, client, k));
+  await t.test('hand-made replica sets and replication controllers keep their replicas', (t) => handMade(t, client, k));
+});
+
+async function deployments(t: Test, client: RestClient, k: Kubectl): Promise<void> {
   const livePods = async (selector: string) => (await client.list(RESOURCES.pods, 'default', { labelSelector: selector })).items.filter((p) => !p.metadata?.deletionTimestamp);
   const webSets = async () => (await client.list(RESOURCES.replicaSets, 'default', { labelSelector: 'app=web' })).items;
   const rolloutStatus = () => k.ok(['rollout', 'status', 'deployment/web', '--timeout=60s']);
@@ -87,13 +93,9 @@ t.test('kubectl 1.32 rolls deployments out, back, and scales them', { skip: miss
   await k.ok(['rollout', 'resume', 'deployment/web']);
   t.match(await rolloutStatus(), /successfully rolled out/);
   t.equal((await webSets()).length, 3, 'rolled out after resume');
-});
+}
 
-t.test('kubectl 1.32: hand-made replica sets and replication controllers keep their replicas', { skip: missingKubectl('1.32') }, async (t) => {
-  const server = await startApiServer(t);
-  const { client } = startControllers(t, server, ['replicaset', 'replicationcontroller']);
-  startFakeNode(t, client);
-  const k = kubectlFor(t, '1.32', server);
+async function handMade(t: Test, client: RestClient, k: Kubectl): Promise<void> {
   const livePods = async (selector: string) => (await client.list(RESOURCES.pods, 'default', { labelSelector: selector })).items.filter((p) => !p.metadata?.deletionTimestamp);
   const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
   const manifests: KubeObject[] = [
@@ -119,4 +121,4 @@ t.test('kubectl 1.32: hand-made replica sets and replication controllers keep th
     });
     t.match(out, new RegExp(`^${app}\\s+2\\s+2\\s+2\\s`), `${kind} DESIRED CURRENT READY`);
   }
-});
+}
