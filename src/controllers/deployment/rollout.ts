@@ -105,7 +105,7 @@ export class Rollout {
       if (await this.#scaleAndRecord(rs, 0)) scaledDown = true;
     }
     if (scaledDown) return this.#syncRolloutStatus(all, newRS);
-    if (this.#oldPodsRunning(newRS, oldRSs, podsByRs)) return this.#syncRolloutStatus(all, newRS);
+    if (oldPodsRunning(oldRSs, podsByRs)) return this.#syncRolloutStatus(all, newRS);
     if (!newRS) {
       ({ newRS, oldRSs } = await this.replicaSetsAndRevision(rss, true));
       all = newRS ? [...oldRSs, newRS] : oldRSs;
@@ -113,18 +113,6 @@ export class Rollout {
     if (newRS) await this.#scaleAndRecord(newRS, replicasOf(this.d));
     if (deploymentComplete(this.d, statusOf(this.d))) await this.#cleanup(oldRSs);
     await this.#syncRolloutStatus(all, newRS);
-  }
-
-  #oldPodsRunning(newRS: KubeObject | undefined, oldRSs: KubeObject[], podsByRs: (uid: string) => KubeObject[]): boolean {
-    if (sumStatus(oldRSs, 'replicas') > 0) return true;
-    for (const rs of oldRSs) {
-      for (const pod of podsByRs(rs.metadata?.uid ?? '')) {
-        const phase = ((pod.status ?? {}) as { phase?: string }).phase;
-        if (phase !== 'Failed' && phase !== 'Succeeded') return true;
-      }
-    }
-    void newRS;
-    return false;
   }
 
   // ---- the new ReplicaSet and revisions ------------------------------------------------------
@@ -391,4 +379,15 @@ export class Rollout {
     }
     this.d = { ...updated, kind: 'Deployment', apiVersion: 'apps/v1' };
   }
+}
+
+/** oldPodsRunning: an old ReplicaSet still reports replicas, or has a pod that has not finished */
+function oldPodsRunning(oldRSs: readonly KubeObject[], podsByRs: (uid: string) => KubeObject[]): boolean {
+  if (sumStatus(oldRSs, 'replicas') > 0) return true;
+  return oldRSs.some((rs) =>
+    podsByRs(rs.metadata?.uid ?? '').some((pod) => {
+      const phase = ((pod.status ?? {}) as { phase?: string }).phase;
+      return phase !== 'Failed' && phase !== 'Succeeded';
+    }),
+  );
 }

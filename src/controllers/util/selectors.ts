@@ -1,8 +1,8 @@
 /**
- * The selectors of workload objects, as the API server's selector code reads them: apps/v1 kinds
- * carry a metav1.LabelSelector, a ReplicationController a plain map (which selects nothing when
- * empty, as kube's labels.SelectorFromValidatedSet of an empty set would select everything, but
- * validation forbids an empty one).
+ * The selectors of workload objects, read with the API server's selector code: apps/v1 kinds carry
+ * a metav1.LabelSelector, a ReplicationController a plain map of labels. An empty map (which
+ * validation refuses anyway) or an invalid selector selects nothing, so a bad object never
+ * claims every pod of its namespace.
  */
 import { LabelSelector, labelSelectorFromObject, type LabelSelectorObject } from '../../api/selectors';
 import type { KubeObject } from '../../client/types';
