@@ -14,6 +14,8 @@ import { clusterRoleAggregationController } from './clusterroleaggregation/aggre
 import { rootCaCertPublisher } from './rootcacertpublisher/publisher';
 import { serviceAccountController } from './serviceaccount/serviceaccounts-controller';
 import { serviceAccountTokenController } from './serviceaccount/tokens-controller';
+import { replicaSetController, replicationControllerController } from './replicaset';
+import { deploymentController } from './deployment';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -28,4 +30,7 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [csrCleanerController.name, csrCleanerController],
   [bootstrapSignerController.name, bootstrapSignerController],
   [tokenCleanerController.name, tokenCleanerController],
+  [replicaSetController.name, replicaSetController],
+  [replicationControllerController.name, replicationControllerController],
+  [deploymentController.name, deploymentController],
 ]);
