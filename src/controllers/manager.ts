@@ -165,6 +165,7 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
   let server: ControllerManagerServer | undefined;
   let auth: DelegatedAuth | undefined;
   const credentials: ServiceAccountCredentials[] = [];
+  const closers: Array<() => void> = [];
   try {
     if (config.serving.securePort !== 0) {
       auth = await DelegatedAuth.create(config.auth, logger.child({ component: 'authentication' }), userAgent('auth'));
@@ -197,6 +198,8 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
         clientFor = (name) => sa.clients.get(name) ?? client;
       }
       await runControllers({ client, clientFor, controllers: start, settings: config.settings, logger, signal, startIntervalMs: config.controllerStartIntervalMs, host: os.hostname() });
+      // with no controller running (or all stopped), keep serving until told to stop
+      if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     };
 
     if (!config.leaderElection.enabled) {
@@ -206,7 +209,9 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
     const le = config.leaderElection;
     const identity = leaderIdentity();
     let controllersDone: Promise<void> = Promise.resolve();
-    const elector = new LeaderElector(new RestClient({ ...base, userAgent: userAgent('leader-election') }, { qps: config.qps, burst: config.burst, contentType: 'application/json' }), {
+    const electionClient = new RestClient({ ...base, userAgent: userAgent('leader-election') }, { qps: config.qps, burst: config.burst, contentType: 'application/json' });
+    closers.push(() => electionClient.close());
+    const elector = new LeaderElector(electionClient, {
       lock: le.lock,
       namespace: le.namespace,
       name: le.name,
@@ -238,6 +243,7 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
     return 1;
   } finally {
     for (const c of credentials) c.close();
+    for (const close of closers) close();
     await server?.close();
     auth?.close();
     client.close();
