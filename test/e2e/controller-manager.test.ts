@@ -45,6 +45,8 @@ async function startManager(t: Test, server: ApiServerProcess, extra: string[]):
   const m = { child, port, output: () => out, exited };
   await waitFor(`controller manager on ${port}`, async () => {
     if (child.exitCode !== null) throw new Error(`the controller manager exited:\n${out}`);
+    // with --secure-port=0 there is nothing to ask: wait for the campaign to begin
+    if (extra.includes('--secure-port=0')) return out.includes('attempting to acquire leader lease');
     return (await get(m, '/healthz')).status === 200;
   }, 30_000);
   return m;
@@ -114,12 +116,32 @@ t.test('the controller manager process', async (t) => {
       return h !== firstHolder && h !== '' ? h : undefined;
     }, 20_000);
     t.ok(Date.now() - killedAt < 4000 + 3000, `taken over within the lease duration (and a retry): ${Date.now() - killedAt}ms`);
-    t.ok(second.output().includes(next), 'the second manager is the new holder');
+    t.equal(next, /attempting to acquire leader lease .*identity=(\S+)/.exec(second.output())?.[1], 'the second manager is the new holder');
   });
 
   t.test('SIGTERM stops cleanly', async (t) => {
     second.child.kill('SIGTERM');
     t.equal(await second.exited, 0);
+  });
+
+  t.test('losing the lease ends the process, as kube\'s "leaderelection lost"', async (t) => {
+    const third = await startManager(t, server, ['--secure-port=0']);
+    const mine = /attempting to acquire leader lease .*identity=(\S+)/.exec(third.output())![1];
+    await waitFor('the third manager leads', async () => (await holder()) === mine, 20_000);
+    // another holder writes itself into the lease on every retry period: the leader cannot renew
+    let exited = false;
+    void third.exited.then(() => (exited = true));
+    const deadline = Date.now() + 20_000;
+    while (!exited && Date.now() < deadline) {
+      const lease = await admin.get(RESOURCES.leases, 'kube-system', 'kube-controller-manager');
+      const now = new Date().toISOString().replace('Z', '000Z');
+      await admin.update(RESOURCES.leases, { ...lease, spec: { ...(lease.spec as object), holderIdentity: 'intruder', renewTime: now } }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    t.ok(exited, `the leader exits:\n${third.output().split('\n').filter((l) => !l.includes('Skipping')).join('\n')}`);
+    t.equal(await third.exited, 1);
+    t.match(third.output(), /leaderelection lost/);
+    t.not(mine, 'intruder');
   });
 
   t.test('--use-service-account-credentials: each controller acts as its own service account', async (t) => {
