@@ -103,21 +103,21 @@ export const volumeRecyclerOptions: OptionGroup = Object.freeze({
   ],
 });
 
-/** section 8 limits; `supported` where a Ballast controller reads the value */
+/** section 8 limits; `supported` where a Ballast controller reads the value (the rest still fill ControllerSettings) */
 export const controllerLimitOptions: OptionGroup = Object.freeze({
   title: 'Controller limit flags',
   options: [
     option('concurrent-deployment-syncs', 'int', 'deployments synced at once', { default: '5', supported: true, validate: atLeast(1) }),
-    option('concurrent-endpoint-syncs', 'int', 'endpoint syncs at once', { default: '5', supported: true, validate: atLeast(1) }),
+    option('concurrent-endpoint-syncs', 'int', 'endpoint syncs at once', { default: '5', validate: atLeast(1) }),
     option('concurrent-gc-syncs', 'int', 'garbage collector workers', { default: '20', supported: true, validate: atLeast(1) }),
     option('concurrent-namespace-syncs', 'int', 'namespaces synced at once', { default: '10', supported: true, validate: atLeast(1) }),
     option('concurrent-replicaset-syncs', 'int', 'replica sets synced at once', { default: '5', supported: true, validate: atLeast(1) }),
-    option('concurrent-resource-quota-syncs', 'int', 'resource quotas synced at once', { default: '5', supported: true, validate: atLeast(1) }),
-    option('concurrent-service-endpoint-syncs', 'int', 'endpoint slice syncs at once', { default: '5', supported: true, validate: atLeast(1) }),
+    option('concurrent-resource-quota-syncs', 'int', 'resource quotas synced at once', { default: '5', validate: atLeast(1) }),
+    option('concurrent-service-endpoint-syncs', 'int', 'endpoint slice syncs at once', { default: '5', validate: atLeast(1) }),
     option('concurrent-service-syncs', 'int', 'services synced at once', { default: '1' }),
     option('concurrent-serviceaccount-token-syncs', 'int', 'service account token objects synced at once', { default: '5', supported: true, validate: atLeast(1) }),
-    option('concurrent-statefulset-syncs', 'int', 'stateful sets synced at once', { default: '5', supported: true, validate: atLeast(1) }),
-    option('concurrent-ttl-after-finished-syncs', 'int', 'workers of the ttl-after-finished controller', { default: '5', supported: true, validate: atLeast(1) }),
+    option('concurrent-statefulset-syncs', 'int', 'stateful sets synced at once', { default: '5', validate: atLeast(1) }),
+    option('concurrent-ttl-after-finished-syncs', 'int', 'workers of the ttl-after-finished controller', { default: '5', validate: atLeast(1) }),
     option('concurrent_rc_syncs', 'int', 'replication controllers synced at once', { default: '5', supported: true, validate: atLeast(1) }),
     option('mirroring-concurrent-service-endpoint-syncs', 'int', 'mirroring controller syncs at once', { default: '5' }),
     option('endpoint-updates-batch-period', 'duration', 'batching delay of pod changes for endpoints', { default: '0s' }),
@@ -129,7 +129,7 @@ export const controllerLimitOptions: OptionGroup = Object.freeze({
     }),
     option('deployment-controller-sync-period', 'duration', 'period of deployment syncs', { default: '30s', supported: true }),
     option('namespace-sync-period', 'duration', 'period of namespace life-cycle syncs', { default: '5m0s', supported: true }),
-    option('resource-quota-sync-period', 'duration', 'period of quota usage syncs', { default: '5m0s', supported: true }),
+    option('resource-quota-sync-period', 'duration', 'period of quota usage syncs', { default: '5m0s' }),
     option('pvclaimbinder-sync-period', 'duration', 'period of volume and claim syncs', { default: '15s' }),
     option('route-reconciliation-period', 'duration', 'period of route reconciliation', { default: '10s' }),
     option('horizontal-pod-autoscaler-sync-period', 'duration', 'period of autoscaler syncs', { default: '15s' }),
@@ -145,7 +145,7 @@ export const controllerLimitOptions: OptionGroup = Object.freeze({
     option('secondary-node-eviction-rate', 'float', 'the same in an unhealthy zone', { default: '0.01' }),
     option('large-cluster-size-threshold', 'int', 'node count from which a cluster counts as large', { default: '50' }),
     option('unhealthy-zone-threshold', 'float', 'fraction of not-ready nodes (at least 3) making a zone unhealthy', { default: '0.55' }),
-    option('terminated-pod-gc-threshold', 'int', 'terminated pods kept before the pod garbage collector deletes them; 0 or less turns it off', { default: '12500', supported: true }),
+    option('terminated-pod-gc-threshold', 'int', 'terminated pods kept before the pod garbage collector deletes them; 0 or less turns it off', { default: '12500' }),
   ],
 });
 
