@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { apiServerCommand } from './apiserver';
 import { benchCommand } from './bench';
+import { controllerManagerCommand } from './controller-manager';
 import { notImplementedCommand } from './not-implemented';
 import { processIo } from './io';
 import { ballastVersion } from '../server/version';
@@ -10,7 +11,7 @@ import type { CliIo, Command, CommandResult } from './io';
 export const COMMANDS: readonly Command[] = Object.freeze([
   apiServerCommand,
   benchCommand,
-  notImplementedCommand('controller-manager', 'run the controllers that drive objects to their desired state'),
+  controllerManagerCommand,
   notImplementedCommand('scheduler', 'assign pods to nodes'),
   notImplementedCommand('nodeagent', 'run the pods assigned to this node'),
   notImplementedCommand('all', 'run every component in one process'),

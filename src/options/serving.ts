@@ -4,7 +4,14 @@ import type { OptionGroup } from './types';
 const TLS_VERSIONS = ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'];
 
 /** HTTPS serving options shared by every component that serves (spec 2, 1.2 and --secure-port) */
-export function secureServingOptions(defaults: { securePort: string; certDirText: string }): OptionGroup {
+export function secureServingOptions(defaults: {
+  securePort: string;
+  certDirText: string;
+  /** a port of 0 switches serving off (the controller manager and scheduler allow it) */
+  portZeroDisables?: boolean;
+  /** the component's own words for --cert-dir */
+  certDirDescription?: string;
+}): OptionGroup {
   return Object.freeze({
     title: 'Secure serving flags',
     options: [
@@ -12,12 +19,12 @@ export function secureServingOptions(defaults: { securePort: string; certDirText
         default: '0.0.0.0',
         supported: true,
       }),
-      option('secure-port', 'int', 'port to serve HTTPS on; it cannot be switched off', {
+      option('secure-port', 'int', defaults.portZeroDisables ? 'port to serve HTTPS on; 0 means no HTTPS serving' : 'port to serve HTTPS on; it cannot be switched off', {
         default: defaults.securePort,
         supported: true,
-        validate: between(1, 65535),
+        validate: between(defaults.portZeroDisables ? 0 : 1, 65535),
       }),
-      option('cert-dir', 'string', 'directory holding the TLS certificates; when no certificate and key files are given, a CA and a serving certificate are generated here and reused on later starts', {
+      option('cert-dir', 'string', defaults.certDirDescription ?? 'directory holding the TLS certificates; when no certificate and key files are given, a CA and a serving certificate are generated here and reused on later starts', {
         defaultText: defaults.certDirText,
         supported: true,
       }),
