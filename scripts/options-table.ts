@@ -1,20 +1,28 @@
 /**
  * The README's options tables, generated from the option tables themselves
- * (src/options/apiserver.ts `apiServerOptionGroups`), so the README cannot drift from `--help`.
+ * (`apiServerOptionGroups`, `controllerManagerOptionGroups`), so the README cannot drift from `--help`.
+ * Each component's tables sit between its own pair of markers.
  *
- *   npx ts-node-transpile-only scripts/options-table.ts           print the generated section
- *   npx ts-node-transpile-only scripts/options-table.ts --write   rewrite README.md between the markers
+ *   npx tsx scripts/options-table.ts           print the generated sections
+ *   npx tsx scripts/options-table.ts --write   rewrite README.md between the markers
  *
  * `make options-table` runs the second; test/docs/options-table.test.ts fails when they differ.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { apiServerOptionGroups } from '../src/options/apiserver';
+import { controllerManagerOptionGroups } from '../src/options/controller-manager';
 import type { OptionGroup, OptionSpec } from '../src/options/types';
 
 export const BEGIN_MARKER = '<!-- options:begin -->';
 export const END_MARKER = '<!-- options:end -->';
 export const README = path.resolve(__dirname, '..', 'README.md');
+
+/** the generated sections: the API server's between the plain markers, then one per component */
+export const SECTIONS: readonly { begin: string; end: string; groups: readonly OptionGroup[] }[] = [
+  { begin: BEGIN_MARKER, end: END_MARKER, groups: apiServerOptionGroups },
+  { begin: '<!-- options:controller-manager:begin -->', end: '<!-- options:controller-manager:end -->', groups: controllerManagerOptionGroups },
+];
 
 /** one Markdown table per option group, in --help order */
 export function renderOptionsTables(groups: readonly OptionGroup[] = apiServerOptionGroups): string {
@@ -51,20 +59,25 @@ function code(text: string): string {
 }
 
 /** the README text with the generated tables between the markers; throws when the markers are missing */
-export function withOptionsTables(readme: string, tables: string = renderOptionsTables()): string {
-  const begin = readme.indexOf(BEGIN_MARKER);
-  const end = readme.indexOf(END_MARKER);
-  if (begin < 0 || end < begin) throw new Error(`README.md: the markers ${BEGIN_MARKER} and ${END_MARKER} are missing`);
-  return `${readme.slice(0, begin)}${BEGIN_MARKER}\n\n${tables}\n${readme.slice(end)}`;
+export function withOptionsTables(readme: string, tables: string = renderOptionsTables(), beginMarker = BEGIN_MARKER, endMarker = END_MARKER): string {
+  const begin = readme.indexOf(beginMarker);
+  const end = readme.indexOf(endMarker);
+  if (begin < 0 || end < begin) throw new Error(`README.md: the markers ${beginMarker} and ${endMarker} are missing`);
+  return `${readme.slice(0, begin)}${beginMarker}\n\n${tables}\n${readme.slice(end)}`;
+}
+
+/** the README with every component's section regenerated */
+export function withAllOptionsTables(readme: string): string {
+  return SECTIONS.reduce((text, s) => withOptionsTables(text, renderOptionsTables(s.groups), s.begin, s.end), readme);
 }
 
 if (require.main === module) {
   if (process.argv.includes('--write')) {
     const before = fs.readFileSync(README, 'utf8');
-    const after = withOptionsTables(before);
+    const after = withAllOptionsTables(before);
     if (after !== before) fs.writeFileSync(README, after);
     process.stdout.write(after === before ? 'README.md options tables are up to date\n' : 'README.md options tables rewritten\n');
   } else {
-    process.stdout.write(renderOptionsTables());
+    process.stdout.write(SECTIONS.map((s) => renderOptionsTables(s.groups)).join('\n'));
   }
 }

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import t from 'tap';
 import { apiServerOptionGroups } from '../../src/options/apiserver';
-import { BEGIN_MARKER, END_MARKER, README, renderOptionsTables, withOptionsTables } from '../../scripts/options-table';
+import { BEGIN_MARKER, END_MARKER, README, SECTIONS, renderOptionsTables, withAllOptionsTables, withOptionsTables } from '../../scripts/options-table';
 
 t.test('README.md\'s options tables are the generated ones (run `make options-table`)', async (t) => {
   const readme = fs.readFileSync(README, 'utf8');
-  t.ok(readme.includes(BEGIN_MARKER) && readme.includes(END_MARKER), 'the markers are in README.md');
-  t.equal(withOptionsTables(readme), readme, 'README.md is out of date: run `make options-table`');
+  for (const s of SECTIONS) t.ok(readme.includes(s.begin) && readme.includes(s.end), `the markers ${s.begin} are in README.md`);
+  t.equal(withAllOptionsTables(readme), readme, 'README.md is out of date: run `make options-table`');
 });
 
 t.test('every option of every group is a row, with its support', async (t) => {
