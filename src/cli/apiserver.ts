@@ -1,12 +1,7 @@
 import { apiServerConfig, apiServerOptionGroups } from '../options/apiserver';
-import { renderHelp } from '../options/help';
-import { parseOptions } from '../options/parse';
-import { FlagError } from '../options/types';
-import { createLogger } from '../server/logger';
-import { ballastVersion, versionInfo } from '../server/version';
 import type { ApiServerConfig } from '../options/apiserver';
 import type { RunningApiServer } from '../server/apiserver';
-import type { ParsedOptions } from '../options/parse';
+import { componentLogger, oneLine, parseComponentFlags } from './component';
 import type { CliIo, Command, CommandResult } from './io';
 
 const DESCRIPTION =
@@ -19,44 +14,14 @@ export const apiServerCommand: Command = Object.freeze({
   name: 'apiserver',
   summary: 'serve the Kubernetes API over HTTPS, keeping state in a SQL revision log',
   run(argv: readonly string[], io: CliIo): CommandResult {
-    let parsed: ParsedOptions;
-    let config: ApiServerConfig;
-    try {
-      parsed = parseOptions(apiServerOptionGroups, argv);
-      if (parsed.bool('help')) {
-        io.stdout(renderHelp({ usage: 'ballast apiserver [flags]', description: DESCRIPTION, groups: apiServerOptionGroups }));
-        return 0;
-      }
-      const version = parsed.value('version');
-      if (version === 'raw') {
-        io.stdout(JSON.stringify(versionInfo(), null, 2) + '\n');
-        return 0;
-      }
-      if (version === true) {
-        io.stdout(`Ballast v${ballastVersion()} (Kubernetes ${versionInfo().gitVersion})\n`);
-        return 0;
-      }
-      config = apiServerConfig(parsed, io.env);
-    } catch (err) {
-      if (!(err instanceof FlagError)) throw err;
-      io.stderr(`Error: ${err.message}\nRun 'ballast apiserver --help' for usage.\n`);
-      return 1;
-    }
-    return serve(config, io);
+    const flags = parseComponentFlags({ name: 'apiserver', description: DESCRIPTION, groups: apiServerOptionGroups, configOf: (parsed) => apiServerConfig(parsed, io.env) }, argv, io);
+    return 'exitCode' in flags ? flags.exitCode : serve(flags.config, io);
   },
 });
 
 async function serve(config: ApiServerConfig, io: CliIo): Promise<number> {
-  let logger: ReturnType<typeof createLogger>;
-  try {
-    logger = createLogger({ ...config.logging, program: 'ballast-apiserver' });
-  } catch (err) {
-    io.stderr(`Error: ${oneLine(err)}\n`);
-    return 1;
-  }
-  if (config.ignoredFlags.length > 0) {
-    logger.warn({ flags: config.ignoredFlags.map((f) => `--${f}`) }, 'These flags are accepted but have no effect yet');
-  }
+  const logger = componentLogger(config, 'ballast-apiserver', io);
+  if (!logger) return 1;
 
   let stopRequested: string | undefined;
   let shuttingDown: Promise<number> | undefined;
@@ -112,10 +77,4 @@ async function serve(config: ApiServerConfig, io: CliIo): Promise<number> {
   // Anything still holding the event loop open (idle keep-alive sockets) must not keep us alive.
   setTimeout(() => process.exit(code), 2000).unref();
   return code;
-}
-
-/** an error's message on one line */
-function oneLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.replace(/\s*\n\s*/g, ' ').trim() || String(err);
 }

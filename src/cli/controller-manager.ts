@@ -1,10 +1,6 @@
 import { controllerManagerConfig, controllerManagerOptionGroups } from '../options/controller-manager';
 import type { ControllerManagerConfig } from '../options/controller-manager';
-import { renderHelp } from '../options/help';
-import { parseOptions } from '../options/parse';
-import { FlagError } from '../options/types';
-import { createLogger } from '../server/logger';
-import { ballastVersion, versionInfo } from '../server/version';
+import { componentLogger, oneLine, parseComponentFlags } from './component';
 import type { CliIo, Command, CommandResult } from './io';
 
 const DESCRIPTION =
@@ -19,43 +15,14 @@ export const controllerManagerCommand: Command = Object.freeze({
   name: 'controller-manager',
   summary: 'run the controllers that drive objects to their desired state',
   run(argv: readonly string[], io: CliIo): CommandResult {
-    let config: ControllerManagerConfig;
-    try {
-      const parsed = parseOptions(controllerManagerOptionGroups, argv);
-      if (parsed.bool('help')) {
-        io.stdout(renderHelp({ usage: 'ballast controller-manager [flags]', description: DESCRIPTION, groups: controllerManagerOptionGroups }));
-        return 0;
-      }
-      const version = parsed.value('version');
-      if (version === 'raw') {
-        io.stdout(JSON.stringify(versionInfo(), null, 2) + '\n');
-        return 0;
-      }
-      if (version === true) {
-        io.stdout(`Ballast v${ballastVersion()} (Kubernetes ${versionInfo().gitVersion})\n`);
-        return 0;
-      }
-      config = controllerManagerConfig(parsed);
-    } catch (err) {
-      if (!(err instanceof FlagError)) throw err;
-      io.stderr(`Error: ${err.message}\nRun 'ballast controller-manager --help' for usage.\n`);
-      return 1;
-    }
-    return run(config, io);
+    const flags = parseComponentFlags({ name: 'controller-manager', description: DESCRIPTION, groups: controllerManagerOptionGroups, configOf: controllerManagerConfig }, argv, io);
+    return 'exitCode' in flags ? flags.exitCode : run(flags.config, io);
   },
 });
 
 async function run(config: ControllerManagerConfig, io: CliIo): Promise<number> {
-  let logger: ReturnType<typeof createLogger>;
-  try {
-    logger = createLogger({ ...config.logging, program: 'ballast-controller-manager' });
-  } catch (err) {
-    io.stderr(`Error: ${oneLine(err)}\n`);
-    return 1;
-  }
-  if (config.ignoredFlags.length > 0) {
-    logger.warn({ flags: config.ignoredFlags.map((f) => `--${f}`) }, 'These flags are accepted but have no effect yet');
-  }
+  const logger = componentLogger(config, 'ballast-controller-manager', io);
+  if (!logger) return 1;
   const stop = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stop.signal.aborted) {
@@ -83,9 +50,4 @@ async function run(config: ControllerManagerConfig, io: CliIo): Promise<number> 
   // open watches or keep-alive sockets must not keep the process alive
   setTimeout(() => process.exit(code), 2000).unref();
   return code;
-}
-
-function oneLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.replace(/\s*\n\s*/g, ' ').trim() || String(err);
 }
