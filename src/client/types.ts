@@ -3,38 +3,9 @@
  * only the fields every object has are typed.
  */
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
-  [field: string]: unknown;
-}
-
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-  [field: string]: unknown;
-}
+// the object shapes are the API server's own: one definition of what every object has
+import type { KubeObject } from '../api/kind';
+export type { KubeObject, ObjectMeta, OwnerReference } from '../api/kind';
 
 export interface ObjectList<T extends KubeObject = KubeObject> {
   apiVersion?: string;

@@ -42,7 +42,7 @@ export function cleanupReason(csr: KubeObject, now: number, o: Required<Omit<Cle
     if (c.type === 'Denied' && older(at, o.deniedExpirationMs)) return 'denied past deadline';
     if (c.type === 'Failed' && older(at, o.deniedExpirationMs)) return 'failed past deadline';
   }
-  if (conditions.length === 0 && older(csr.metadata?.creationTimestamp, o.pendingExpirationMs)) return 'pending past deadline';
+  if (conditions.length === 0 && older(csr.metadata?.creationTimestamp ?? undefined, o.pendingExpirationMs)) return 'pending past deadline';
   return '';
 }
 

@@ -94,7 +94,7 @@ export function compareForDeletion(a: KubeObject, b: KubeObject, rankOf?: (pod: 
   const aRestarts = maxRestarts(a);
   const bRestarts = maxRestarts(b);
   if (aRestarts !== bRestarts) return bRestarts - aRestarts;
-  return recentFirst(a.metadata?.creationTimestamp, b.metadata?.creationTimestamp);
+  return recentFirst(a.metadata?.creationTimestamp ?? undefined, b.metadata?.creationTimestamp ?? undefined);
 }
 
 /** the pods to delete first, first */
