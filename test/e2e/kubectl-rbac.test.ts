@@ -96,7 +96,8 @@ for (const version of VERSIONS) {
       t.same(got.status.conditions.map((c: Obj) => [c.type, c.status, c.reason]), [['Approved', 'True', 'KubectlApprove']]);
       const table = await k.ok(['get', 'csr']);
       t.match(table, /NAME\s+AGE\s+SIGNERNAME\s+REQUESTOR\s+(REQUESTEDDURATION\s+)?CONDITION/);
-      t.match(table, new RegExp(`jane-${v}\\s+\\S+\\s+kubernetes.io/kube-apiserver-client\\s+(24h\\s+)?Approved`));
+      // the requestor is whoever created the request (the admin's client certificate)
+      t.match(table, new RegExp(`jane-${v}\\s+\\S+\\s+kubernetes.io/kube-apiserver-client\\s+ballast-admin\\s+(24h\\s+)?Approved`));
     });
 
     t.test('auth can-i --list answers AlwaysAllow\'s rules', async (t) => {
