@@ -4,7 +4,6 @@
  * delegated authentication and authorization. Without --tls-cert-file a self-signed CA and serving
  * certificate for localhost are made at start, as kube does, kept in --cert-dir when it is given.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ServingConfig } from '../options/controller-manager';
 import type { DelegatedAuth } from './delegated-auth';
+import { baseCertificate, newKeyPair } from '../server/pki';
 
 /** a named health check: undefined when healthy, else why not */
 export type HealthCheck = () => string | undefined;
@@ -39,21 +39,8 @@ export interface ServingCertificate {
 
 const UTF8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
 
-function forgeKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
-  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const key = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  return { privateKey: key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e), keyPem };
-}
-
 function newCertificate(publicKey: forge.pki.PublicKey, cn: string, now: number): forge.pki.Certificate {
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = publicKey;
-  const serial = crypto.randomBytes(16);
-  serial[0] &= 0x7f;
-  cert.serialNumber = serial.toString('hex');
-  cert.validity.notBefore = new Date(now - 3600_000);
-  cert.validity.notAfter = new Date(now + 365 * 24 * 3600_000);
+  const cert = baseCertificate(publicKey, now, 365);
   cert.setSubject([{ name: 'commonName', value: cn, valueTagClass: UTF8 }]);
   return cert;
 }
@@ -61,7 +48,7 @@ function newCertificate(publicKey: forge.pki.PublicKey, cn: string, now: number)
 /** kube's GenerateSelfSignedCertKey for "localhost": a CA `localhost-ca@<time>` signing `localhost@<time>` */
 export function selfSignedCertificate(now = Date.now()): ServingCertificate {
   const stamp = Math.floor(now / 1000);
-  const ca = forgeKeyPair();
+  const ca = newKeyPair();
   const caCert = newCertificate(ca.publicKey, `localhost-ca@${stamp}`, now);
   caCert.setIssuer(caCert.subject.attributes);
   caCert.setExtensions([
@@ -69,7 +56,7 @@ export function selfSignedCertificate(now = Date.now()): ServingCertificate {
     { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true, critical: true },
   ]);
   caCert.sign(ca.privateKey, forge.md.sha256.create());
-  const leaf = forgeKeyPair();
+  const leaf = newKeyPair();
   const cert = newCertificate(leaf.publicKey, `localhost@${stamp}`, now);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([

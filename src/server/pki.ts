@@ -151,7 +151,8 @@ function stillValid(pem: string, now: number, marginDays: number): boolean {
   return Date.parse(cert.validFrom) <= now && Date.parse(cert.validTo) - marginDays * DAY_MS > now;
 }
 
-function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
+/** an RSA 2048 key pair, generated natively, in forge's form for signing */
+export function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; keyPem: string } {
   // Node's native generator is fast; forge's pure-JS one takes seconds for 2048 bits.
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
@@ -159,7 +160,8 @@ function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.
   return { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e), keyPem };
 }
 
-function baseCertificate(publicKey: forge.pki.PublicKey, now: number, days: number): forge.pki.Certificate {
+/** a certificate with a random positive serial, valid from an hour ago for `days` */
+export function baseCertificate(publicKey: forge.pki.PublicKey, now: number, days: number): forge.pki.Certificate {
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
   // positive serial: clear the top bit of a random 16-byte number
