@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { WebhookAuthorizer, loadWebhookKubeconfig, subjectAccessReview } from '../../src/auth/authz/webhook';
+import { writeWebhookKubeconfig } from '../helpers/webhook-kubeconfig';
 
 const alice = { name: 'alice', uid: 'u1', groups: ['devs'] };
 
@@ -40,7 +41,7 @@ t.test('answers over HTTPS from a kubeconfig, cached by TTL; errors are no opini
   t.teardown(() => server.close());
   const port = (server.address() as AddressInfo).port;
   const kubeconfig = path.join(dir, 'webhook.kubeconfig');
-  fs.writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:${port}/authorize\n    certificate-authority: tls.crt\nusers:\n- name: api\n  user:\n    token: sekret\ncontexts:\n- name: c\n  context: {cluster: w, user: api}\ncurrent-context: c\n`);
+  writeWebhookKubeconfig(kubeconfig, `https://127.0.0.1:${port}/authorize`, 'tls.crt', 'sekret');
   let now = 1000;
   const webhook = new WebhookAuthorizer({ target: loadWebhookKubeconfig(kubeconfig), version: 'v1', authorizedTtlMs: 5000, unauthorizedTtlMs: 100, now: () => now });
   const ask = (verb: string) => webhook.authorize({ user: alice, verb, resourceRequest: true, namespace: 'ns', apiGroup: '', resource: 'pods' });

@@ -7,6 +7,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { WebhookTokenAuthenticator, loadTokenWebhookKubeconfig } from '../../src/auth/authn/webhook-token';
 import { makeCa, makeCert } from '../helpers/test-pki';
+import { writeWebhookKubeconfig } from '../helpers/webhook-kubeconfig';
 
 interface Webhook {
   kubeconfig: string;
@@ -41,7 +42,7 @@ async function webhook(t: Test): Promise<Webhook> {
   t.teardown(() => server.close());
   const port = (server.address() as AddressInfo).port;
   const kubeconfig = path.join(dir, 'webhook.kubeconfig');
-  fs.writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:${port}/authenticate\n    certificate-authority: ca.crt\nusers:\n- name: api\n  user:\n    token: sekret\ncontexts:\n- name: c\n  context: {cluster: w, user: api}\ncurrent-context: c\n`);
+  writeWebhookKubeconfig(kubeconfig, `https://127.0.0.1:${port}/authenticate`, 'ca.crt', 'sekret');
   return { kubeconfig, seen };
 }
 

@@ -15,6 +15,7 @@ import type { TestCert } from '../helpers/test-pki';
 import { TestIssuer } from '../auth/oidc-test-issuer';
 import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir } from './harness';
 import type { ApiServerProcess } from './harness';
+import { writeWebhookKubeconfig } from '../helpers/webhook-kubeconfig';
 
 /** a TokenReview webhook: tokens "webhook-<name>" are the user <name> in group webhook-users */
 async function tokenWebhook(t: Test, dir: string): Promise<string> {
@@ -37,7 +38,7 @@ async function tokenWebhook(t: Test, dir: string): Promise<string> {
   t.teardown(() => server.close());
   const port = (server.address() as AddressInfo).port;
   const file = path.join(dir, 'token-webhook.kubeconfig');
-  fs.writeFileSync(file, `apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:${port}/authenticate\n    certificate-authority: ${ca.certFile}\nusers:\n- name: api\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: w, user: api}\ncurrent-context: c\n`);
+  writeWebhookKubeconfig(file, `https://127.0.0.1:${port}/authenticate`, ca.certFile);
   return file;
 }
 

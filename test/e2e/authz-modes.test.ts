@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir } from './harness';
+import { writeWebhookKubeconfig } from '../helpers/webhook-kubeconfig';
 
 function ballast(...args: string[]) {
   const r = spawnSync(process.execPath, [MAIN_JS, ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -57,7 +58,7 @@ t.test('a webhook authorizer served over HTTPS by the test', async (t) => {
   await new Promise<void>((r) => webhook.listen(0, '127.0.0.1', r));
   t.teardown(() => webhook.close());
   const config = path.join(dir, 'webhook.kubeconfig');
-  fs.writeFileSync(config, `apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:${(webhook.address() as AddressInfo).port}/authorize\n    certificate-authority: ${cert}\nusers:\n- name: api\n  user: {}\ncontexts:\n- name: c\n  context: {cluster: w, user: api}\ncurrent-context: c\n`);
+  writeWebhookKubeconfig(config, `https://127.0.0.1:${(webhook.address() as AddressInfo).port}/authorize`, cert);
   const tokens = path.join(dir, 'tokens.csv');
   fs.writeFileSync(tokens, 'secret-alice,alice,uid-alice\n');
   const server = await startApiServer(t, { args: ['--authorization-mode=Webhook', '--authorization-webhook-config-file', config, '--authorization-webhook-version', 'v1', '--token-auth-file', tokens] });
