@@ -6,6 +6,7 @@
  * (10 per second, bursts of 100), the larger delay winning, as kube's default controller limiter.
  */
 import { TokenBucket } from './rate-limiter';
+import { queueMetrics, type QueueMetrics } from './workqueue-metrics';
 
 export interface RetryRateLimiter<K> {
   /** how long to wait before this key may be retried */
@@ -71,7 +72,14 @@ export function defaultControllerRateLimiter<K>(): RetryRateLimiter<K> {
   return new MaxOfRateLimiter<K>([new ExponentialFailureRateLimiter<K>(5, 1000_000), new BucketRateLimiter<K>(10, 100)]);
 }
 
+export interface WorkQueueOptions<K> {
+  /** the queue's name in the workqueue_* metrics (client-go's); unnamed queues are not measured */
+  name?: string;
+  limiter?: RetryRateLimiter<K>;
+}
+
 export class WorkQueue<K = string> {
+  readonly name: string;
   readonly #queue: K[] = [];
   /** keys that need processing (queued, or added again while processing) */
   readonly #dirty = new Set<K>();
@@ -80,9 +88,22 @@ export class WorkQueue<K = string> {
   readonly #timers = new Map<K, { at: number; timer: NodeJS.Timeout }>();
   readonly #limiter: RetryRateLimiter<K>;
   #shuttingDown = false;
+  /** when each queued key was added, and when each key in a worker's hands was handed out (performance.now()) */
+  readonly #addedAt = new Map<K, number>();
+  readonly #startedAt = new Map<K, number>();
+  readonly #metrics: QueueMetrics;
+  readonly #releaseMetrics: () => void;
 
-  constructor(limiter: RetryRateLimiter<K> = defaultControllerRateLimiter<K>()) {
-    this.#limiter = limiter;
+  constructor(options: WorkQueueOptions<K> = {}) {
+    this.name = options.name ?? '';
+    this.#limiter = options.limiter ?? defaultControllerRateLimiter<K>();
+    const startedAt = this.#startedAt;
+    const { metrics, release } = queueMetrics({
+      name: this.name,
+      processingSeconds: (now) => [...startedAt.values()].map((t) => (now - t) / 1000),
+    });
+    this.#metrics = metrics;
+    this.#releaseMetrics = release;
   }
 
   get length(): number {
@@ -95,16 +116,33 @@ export class WorkQueue<K = string> {
 
   add(key: K): void {
     if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#metrics.add();
+    if (!this.#addedAt.has(key)) this.#addedAt.set(key, performance.now());
     this.#dirty.add(key);
     if (this.#processing.has(key)) return;
+    this.#enqueue(key);
+  }
+
+  /** a dirty key not being processed: straight to a waiting worker, else to the back of the queue */
+  #enqueue(key: K): void {
     const waiter = this.#waiters.shift();
     if (waiter) {
       this.#dirty.delete(key);
-      this.#processing.add(key);
+      this.#handOut(key);
       waiter(key);
     } else {
       this.#queue.push(key);
+      this.#metrics.depth(this.#queue.length);
     }
+  }
+
+  /** the key goes to a worker */
+  #handOut(key: K): void {
+    const now = performance.now();
+    this.#processing.add(key);
+    this.#metrics.waited((now - (this.#addedAt.get(key) ?? now)) / 1000);
+    this.#addedAt.delete(key);
+    this.#startedAt.set(key, now);
   }
 
   /** add after a delay; an earlier pending delay for the same key wins */
@@ -124,6 +162,7 @@ export class WorkQueue<K = string> {
 
   /** add after the rate limiter's delay for this key (a failed attempt) */
   addRateLimited(key: K): void {
+    this.#metrics.retry();
     this.addAfter(key, this.#limiter.when(key));
   }
 
@@ -141,7 +180,8 @@ export class WorkQueue<K = string> {
     const key = this.#queue.shift();
     if (key !== undefined) {
       this.#dirty.delete(key);
-      this.#processing.add(key);
+      this.#handOut(key);
+      this.#metrics.depth(this.#queue.length);
       return Promise.resolve(key);
     }
     if (this.#shuttingDown) return Promise.resolve(undefined);
@@ -150,11 +190,11 @@ export class WorkQueue<K = string> {
 
   /** the worker is finished with the key; if it was added meanwhile, it is queued again */
   done(key: K): void {
+    const started = this.#startedAt.get(key);
+    if (started !== undefined) this.#metrics.worked((performance.now() - started) / 1000);
+    this.#startedAt.delete(key);
     this.#processing.delete(key);
-    if (this.#dirty.has(key)) {
-      this.#dirty.delete(key);
-      this.add(key);
-    }
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#enqueue(key);
   }
 
   /** stop handing out keys; waiting workers get undefined */
@@ -163,6 +203,7 @@ export class WorkQueue<K = string> {
     for (const { timer } of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     for (const w of this.#waiters.splice(0)) w(undefined);
+    this.#releaseMetrics();
   }
 }
 

@@ -17,6 +17,7 @@ import { sleep } from '../client/sleep';
 import type { ControllerManagerConfig } from '../options/controller-manager';
 import { tlsCipherList } from '../server/tls-options';
 import { versionInfo } from '../server/version';
+import { installWorkQueueMetrics } from '../client/workqueue-metrics';
 import { DelegatedAuth } from './delegated-auth';
 import { CONTROLLERS } from './index';
 import { KNOWN_CONTROLLERS, controllerEnabled } from './names';
@@ -152,6 +153,7 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
   const client = new RestClient(base, { qps: config.qps, burst: config.burst, contentType: config.contentType });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  installWorkQueueMetrics(registry);
   const masterStatus = new Gauge({ name: 'leader_election_master_status', help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease. Please make sure to group by name.', labelNames: ['name'], registers: [registry] });
 
   let leading = false;

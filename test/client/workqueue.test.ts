@@ -1,6 +1,8 @@
+import { Registry } from 'prom-client';
 import t from 'tap';
 import { ExponentialFailureRateLimiter, runWorkers, WorkQueue } from '../../src/client/workqueue';
 import { TokenBucket } from '../../src/client/rate-limiter';
+import { installWorkQueueMetrics } from '../../src/client/workqueue-metrics';
 
 t.test('a key is queued once, and never handed to two workers at a time', async (t) => {
   const q = new WorkQueue<string>();
@@ -85,4 +87,37 @@ t.test('token bucket: a burst at once, then qps', async (t) => {
   now = 1000;
   t.equal(b.tryAccept(), true, 'refilled after a second');
   t.equal(new TokenBucket(-1, 1).reserve(), 0, 'negative qps: no limit');
+});
+
+t.test('named queues report client-go\'s workqueue metrics once a registry is installed', async (t) => {
+  const registry = new Registry();
+  installWorkQueueMetrics(registry);
+  const q = new WorkQueue<string>({ name: 'sample' });
+  const unnamed = new WorkQueue<string>();
+  t.teardown(() => {
+    q.shutDown();
+    unnamed.shutDown();
+  });
+  unnamed.add('x');
+  q.add('a');
+  q.add('b');
+  q.add('a'); // already queued: not counted again
+  const value = async (metric: string) => {
+    const m = (await registry.getSingleMetric(metric)?.get())?.values.find((v) => v.labels.name === 'sample');
+    return m?.value;
+  };
+  t.equal(await value('workqueue_adds_total'), 2);
+  t.equal(await value('workqueue_depth'), 2);
+  const key = await q.get();
+  t.equal(key, 'a');
+  t.equal(await value('workqueue_depth'), 1);
+  t.equal(await value('workqueue_longest_running_processor_seconds') !== undefined, true, 'a key in a worker\'s hands is measured');
+  q.addRateLimited('c');
+  t.equal(await value('workqueue_retries_total'), 1);
+  q.done('a');
+  const text = await registry.metrics();
+  t.match(text, /workqueue_work_duration_seconds_count\{name="sample"\} 1/);
+  t.match(text, /workqueue_queue_duration_seconds_count\{name="sample"\} 1/);
+  t.match(text, /workqueue_queue_duration_seconds_bucket\{le="1e-8",name="sample"\}/, 'client-go\'s buckets');
+  t.notMatch(text, /name=""/, 'unnamed queues are not measured');
 });

@@ -96,6 +96,11 @@ t.test('the controller manager process', async (t) => {
     t.equal(metrics.status, 200, 'the admin\'s certificate (client CA looked up) and a SubjectAccessReview allow it');
     t.match(metrics.body, /leader_election_master_status\{name="kube-controller-manager"\} 1/);
     t.match(metrics.body, /process_cpu_user_seconds_total/);
+    const queued = await waitFor('the serviceaccount queue measured', async () => {
+      const body = (await get(first, '/metrics', adminCert)).body;
+      return /workqueue_adds_total\{name="serviceaccount"\} [1-9]/.test(body) ? body : undefined;
+    });
+    t.match(queued, /workqueue_queue_duration_seconds_count\{name="serviceaccount"\} \d+/, "the controllers' work queues are measured");
     // a service account's token is checked by TokenReview, then its access by SubjectAccessReview
     await admin.create(RESOURCES.serviceAccounts, 'default', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'reader' } });
     const tr = (await admin.request('POST', '/api/v1/namespaces/default/serviceaccounts/reader/token', {

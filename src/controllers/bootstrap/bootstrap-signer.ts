@@ -45,7 +45,7 @@ export const bootstrapSignerController: ControllerDefinition = {
   async start(ctx) {
     // one key: everything funnels into re-signing cluster-info
     const KEY = 'cluster-info';
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'bootstrap_signer_queue' });
     const configMaps = ctx.informers.informerFor(RESOURCES.configMaps);
     const secrets = ctx.informers.informerFor(RESOURCES.secrets);
     const onConfigMap = (cm: KubeObject) => {

@@ -12,7 +12,7 @@ import { isBootstrapToken, msUntilExpiry } from './bootstrap-tokens';
 export const tokenCleanerController: ControllerDefinition = {
   name: 'tokencleaner',
   async start(ctx) {
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'token_cleaner' });
     const secrets = ctx.informers.informerFor(RESOURCES.secrets);
     const onSecret = (s: Parameters<typeof isBootstrapToken>[0]) => {
       if (isBootstrapToken(s)) queue.add(objectKey(s));

@@ -44,7 +44,7 @@ export const APPROVAL_MESSAGE = 'Auto approving kubelet client certificate after
 export const csrApprovingController: ControllerDefinition = {
   name: 'csrapproving',
   async start(ctx) {
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'certificate' });
     const csrs = ctx.informers.informerFor(RESOURCES.certificateSigningRequests);
     csrs.addEventHandler({ add: (c) => queue.add(c.metadata?.name ?? ''), update: (_o, c) => queue.add(c.metadata?.name ?? '') });
     ctx.signal.addEventListener('abort', () => queue.shutDown(), { once: true });

@@ -34,7 +34,7 @@ export const csrSigningController: ControllerDefinition = {
       ctx.logger.info('no cluster signing certificate and key: certificates are not signed');
       return;
     }
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'certificate' });
     const csrs = ctx.informers.informerFor(RESOURCES.certificateSigningRequests);
     csrs.addEventHandler({ add: (c) => queue.add(c.metadata?.name ?? ''), update: (_o, c) => queue.add(c.metadata?.name ?? '') });
     ctx.signal.addEventListener('abort', () => queue.shutDown(), { once: true });

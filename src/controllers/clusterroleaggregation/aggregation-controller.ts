@@ -17,7 +17,7 @@ const aggregated = (role: KubeObject) => !!role.aggregationRule && typeof role.a
 export const clusterRoleAggregationController: ControllerDefinition = {
   name: 'clusterrole-aggregation',
   async start(ctx) {
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'ClusterRoleAggregator' });
     const roles = ctx.informers.informerFor(RESOURCES.clusterRoles);
     const enqueueAggregated = () => {
       for (const r of roles.store.list()) if (aggregated(r)) queue.add(r.metadata?.name ?? '');

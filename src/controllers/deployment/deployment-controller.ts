@@ -18,7 +18,7 @@ import { specOf, statusOf } from './util';
 
 export class DeploymentController {
   readonly #ctx: ControllerContext;
-  readonly #queue = new WorkQueue<string>();
+  readonly #queue = new WorkQueue<string>({ name: 'deployment' });
   readonly #deployments: SharedInformer;
   readonly #replicaSets: SharedInformer;
   readonly #pods: SharedInformer;

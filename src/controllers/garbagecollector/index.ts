@@ -31,8 +31,8 @@ export const garbageCollectorController: ControllerDefinition = {
       ctx.logger.info('garbage collector disabled (--enable-garbage-collector=false)');
       return;
     }
-    const deleteQueue = new WorkQueue<GraphNode>();
-    const orphanQueue = new WorkQueue<GraphNode>();
+    const deleteQueue = new WorkQueue<GraphNode>({ name: 'garbage_collector_attempt_to_delete' });
+    const orphanQueue = new WorkQueue<GraphNode>({ name: 'garbage_collector_attempt_to_orphan' });
     let collector: GarbageCollector | undefined;
     const graph = new DependencyGraph(
       {

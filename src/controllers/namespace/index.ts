@@ -12,7 +12,7 @@ import { NamespaceContentDeleter, ResourcesRemainingError } from './content-dele
 export const namespaceController: ControllerDefinition = {
   name: 'namespace',
   async start(ctx) {
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'namespace' });
     const deleter = new NamespaceContentDeleter({ client: ctx.client, logger: ctx.logger });
     const enqueue = (ns: KubeObject) => {
       // kube: only namespaces being deleted are the controller's business

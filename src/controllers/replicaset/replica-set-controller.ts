@@ -53,7 +53,7 @@ export class ReplicaSetController {
   readonly #ctx: ControllerContext;
   readonly #ref: ResourceRef;
   readonly #workers: number;
-  readonly #queue = new WorkQueue<string>();
+  readonly #queue: WorkQueue<string>;
   readonly #expectations = new ControllerExpectations();
   readonly #owners: SharedInformer;
   readonly #pods: SharedInformer;
@@ -63,6 +63,8 @@ export class ReplicaSetController {
     this.#ctx = o.ctx;
     this.#ref = o.ref;
     this.#workers = o.workers;
+    // kube's queue names: one controller code, two queues
+    this.#queue = new WorkQueue<string>({ name: o.ref.resource === 'replicasets' ? 'replicaset' : 'replicationmanager' });
     this.#log = o.ctx.logger;
     this.#owners = o.ctx.informers.informerFor(o.ref);
     this.#pods = o.ctx.informers.informerFor(RESOURCES.pods);

@@ -24,7 +24,7 @@ export const rootCaCertPublisher: ControllerDefinition = {
   async start(ctx) {
     const caPem = ctx.settings.rootCaFile ? fs.readFileSync(ctx.settings.rootCaFile, 'utf8') : (ctx.client.config.ca ?? '');
     const data = { 'ca.crt': caPem };
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'root_ca_cert_publisher' });
     const namespaces = ctx.informers.informerFor(RESOURCES.namespaces);
     const configMaps = ctx.informers.informerFor(RESOURCES.configMaps);
     namespaces.addEventHandler({ add: (ns) => queue.add(ns.metadata?.name ?? ''), update: (_o, ns) => queue.add(ns.metadata?.name ?? '') });

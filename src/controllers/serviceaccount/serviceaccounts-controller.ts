@@ -21,7 +21,7 @@ export function namespaceActive(ns: KubeObject | undefined): ns is KubeObject {
 export const serviceAccountController: ControllerDefinition = {
   name: 'serviceaccount',
   async start(ctx) {
-    const queue = new WorkQueue<string>();
+    const queue = new WorkQueue<string>({ name: 'serviceaccount' });
     const namespaces = ctx.informers.informerFor(RESOURCES.namespaces);
     const accounts = ctx.informers.informerFor(RESOURCES.serviceAccounts);
     namespaces.addEventHandler({ add: (ns) => queue.add(ns.metadata?.name ?? ''), update: (_o, ns) => queue.add(ns.metadata?.name ?? '') });

@@ -43,10 +43,10 @@ export const serviceAccountTokenController: ControllerDefinition = {
     }
     const issuer = legacyTokenIssuer(loadSigningKey(keyFile));
     const caPem = ctx.settings.rootCaFile ? fs.readFileSync(ctx.settings.rootCaFile, 'utf8') : (ctx.client.config.ca ?? '');
-    const accountQueue = new WorkQueue<string>();
+    const accountQueue = new WorkQueue<string>({ name: 'serviceaccount_tokens_service' });
     /** token secrets deleted since their account was last synced: kube's removeSecretReference */
     const deletedSecrets = new Map<string, Set<string>>();
-    const secretQueue = new WorkQueue<string>();
+    const secretQueue = new WorkQueue<string>({ name: 'serviceaccount_tokens_secret' });
     const accounts = ctx.informers.informerFor(RESOURCES.serviceAccounts);
     const secrets = ctx.informers.informerFor(RESOURCES.secrets);
     accounts.addEventHandler({
