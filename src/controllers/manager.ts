@@ -199,7 +199,23 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
         }
         clientFor = (name) => sa.clients.get(name) ?? client;
       }
-      await runControllers({ client, clientFor, controllers: start, settings: config.settings, logger, signal, startIntervalMs: config.controllerStartIntervalMs, host: os.hostname() });
+      // kube builds a clientset per controller, each with its own rate limiter and a user agent
+      // ending in the controller's name; the informers share one more ("shared-informers")
+      const own = new Map<string, RestClient>();
+      const ownClient = (name: string): RestClient => {
+        let c = own.get(name);
+        if (!c) {
+          c = new RestClient({ ...base, userAgent: userAgent(name) }, { qps: config.qps, burst: config.burst, contentType: config.contentType });
+          own.set(name, c);
+        }
+        return c;
+      };
+      clientFor ??= ownClient;
+      try {
+        await runControllers({ client: ownClient('shared-informers'), clientFor, controllers: start, settings: config.settings, logger, signal, startIntervalMs: config.controllerStartIntervalMs, host: os.hostname() });
+      } finally {
+        for (const c of own.values()) c.close();
+      }
       // with no controller running (or all stopped), keep serving until told to stop
       if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     };
