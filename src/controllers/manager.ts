@@ -18,6 +18,7 @@ import type { ControllerManagerConfig } from '../options/controller-manager';
 import { tlsCipherList } from '../server/tls-options';
 import { versionInfo } from '../server/version';
 import { installWorkQueueMetrics } from '../client/workqueue-metrics';
+import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../options/feature-gates';
 import { DelegatedAuth } from './delegated-auth';
 import { CONTROLLERS } from './index';
 import { KNOWN_CONTROLLERS, controllerEnabled } from './names';
@@ -28,6 +29,11 @@ import type { ControllerDefinition } from './types';
 const COMPONENT = 'kube-controller-manager';
 /** kube's controllers that need a cloud provider */
 const CLOUD_CONTROLLERS = new Set(['cloud-node-lifecycle', 'route', 'service']);
+/** kube 1.20's controllers that start only with a feature gate on (both gates alpha, off by default) */
+const GATED_CONTROLLERS: ReadonlyMap<string, string> = new Map([
+  ['ttl-after-finished', 'TTLAfterFinished'],
+  ['ephemeral-volume', 'GenericEphemeralVolume'],
+]);
 
 /** client-go's DefaultKubernetesUserAgent: `<binary>/<version> (<os>/<arch>) kubernetes/<commit>` */
 export function userAgent(suffix?: string): string {
@@ -42,7 +48,7 @@ export function leaderIdentity(): string {
 }
 
 /** which controllers to start, and the log line each skipped one gets */
-export function selectControllers(config: Pick<ControllerManagerConfig, 'controllers' | 'cloudProvider'>): { start: ControllerDefinition[]; skipped: Array<{ name: string; why: string }> } {
+export function selectControllers(config: Pick<ControllerManagerConfig, 'controllers' | 'cloudProvider'> & { featureGates?: FeatureGates }): { start: ControllerDefinition[]; skipped: Array<{ name: string; why: string }> } {
   const start: ControllerDefinition[] = [];
   const skipped: Array<{ name: string; why: string }> = [];
   for (const name of KNOWN_CONTROLLERS) {
@@ -52,6 +58,12 @@ export function selectControllers(config: Pick<ControllerManagerConfig, 'control
     }
     if (CLOUD_CONTROLLERS.has(name) && config.cloudProvider === '') {
       skipped.push({ name, why: cloudSkipLine(name) });
+      continue;
+    }
+    const gate = GATED_CONTROLLERS.get(name);
+    if (gate && !(config.featureGates ?? DEFAULT_FEATURE_GATES).enabled(gate)) {
+      // kube's start function reports "not started" and the manager warns with just this
+      skipped.push({ name, why: `Skipping "${name}"` });
       continue;
     }
     const c = CONTROLLERS.get(name);

@@ -180,7 +180,7 @@ export const delegatedAuthOptions: readonly OptionGroup[] = Object.freeze([
 export const featureGateOptions: OptionGroup = Object.freeze({
   title: 'Feature gate flags',
   options: [
-    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs (kube 1.32 and 1.20 gates); the controllers Ballast has written act on none of them yet', {
+    option('feature-gates', 'mapStringBool', 'feature gates as Name=true|false pairs (kube 1.32 and 1.20 gates); TTLAfterFinished and GenericEphemeralVolume decide whether their controllers start (off by default, as in kube 1.20)', {
       supported: true,
       validate: validateFeatureGates,
       helpLines: featureGateHelpLines,

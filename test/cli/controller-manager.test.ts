@@ -1,5 +1,6 @@
 import t from 'tap';
 import { main } from '../../src/cli/main';
+import { FeatureGates } from '../../src/options/feature-gates';
 import { leaderIdentity, selectControllers, userAgent } from '../../src/controllers/manager';
 import { controllerManagerConfig, controllerManagerOptionGroups } from '../../src/options/controller-manager';
 import { parseOptions } from '../../src/options/parse';
@@ -99,6 +100,10 @@ t.test('which controllers start', async (t) => {
   t.match(why.get('service'), /no cloud provider provided/);
   t.match(why.get('cloud-node-lifecycle'), /no cloud provider provided/);
   t.equal(all.start.length + all.skipped.length, 38, 'every known controller is started or named');
+  t.equal(why.get('ttl-after-finished'), 'Skipping "ttl-after-finished"', 'its gate TTLAfterFinished is alpha, off, in 1.20');
+  t.equal(why.get('ephemeral-volume'), 'Skipping "ephemeral-volume"');
+  const gated = selectControllers({ controllers: ['*'], cloudProvider: '', featureGates: new FeatureGates({ TTLAfterFinished: true }) });
+  t.notOk(gated.skipped.some((s) => s.name === 'ttl-after-finished' && s.why === 'Skipping "ttl-after-finished"'), 'started (or not implemented) with its gate on');
   const some = selectControllers({ controllers: ['replicaset'], cloudProvider: '' });
   t.ok(some.start.every((c) => c.name === 'replicaset'));
   t.equal(new Map(some.skipped.map((s) => [s.name, s.why])).get('deployment'), '"deployment" is disabled');
