@@ -16,8 +16,6 @@ export const MANAGED_BY_LABEL = 'endpointslice.kubernetes.io/managed-by';
 export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
 export const CONTROLLER_NAME = 'endpointslice-controller.k8s.io';
 export const ZONE_LABEL = 'topology.kubernetes.io/zone';
-export const REGION_LABEL = 'topology.kubernetes.io/region';
-export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
 
 export type AddressType = 'IPv4' | 'IPv6' | 'FQDN';
 
@@ -147,11 +145,8 @@ export function podToEndpoint(pod: KubeObject, node: KubeObject | undefined, svc
   if (nodeName) ep.nodeName = nodeName;
   const labels = node?.metadata?.labels ?? {};
   if (labels[ZONE_LABEL]) ep.zone = labels[ZONE_LABEL];
-  // the rest of kube 1.20's topology map, as v1 shows it
-  const rest: Record<string, string> = {};
-  if (labels[REGION_LABEL]) rest[REGION_LABEL] = labels[REGION_LABEL];
-  if (labels[HOSTNAME_LABEL] && labels[HOSTNAME_LABEL] !== nodeName) rest[HOSTNAME_LABEL] = labels[HOSTNAME_LABEL];
-  if (Object.keys(rest).length > 0) ep.deprecatedTopology = rest;
+  // kube 1.20's topology map also held the region label; v1 has no place for it but
+  // deprecatedTopology, which the server drops from v1 writes (as kube's does)
   return ep;
 }
 
