@@ -106,6 +106,17 @@ t.test('endpoint controller against the real server', async (t) => {
     t.pass('deleted');
   });
 
+  await t.test('a restarted controller deletes Endpoints left without a Service, but not leader-election locks', async (t) => {
+    const orphan = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'orphan' }, subsets: [] };
+    const lock = { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'lock', annotations: { 'control-plane.alpha.kubernetes.io/leader': '{}' } } };
+    await client.create(RESOURCES.endpoints, ns, orphan);
+    await client.create(RESOURCES.endpoints, ns, lock);
+    startControllers(t, server, ['endpoint']);
+    await waitFor('the orphan deleted', async () => (await endpointsOf('orphan')) === undefined);
+    t.ok(await endpointsOf('lock'), 'the lock stays');
+    t.ok(await endpointsOf('external'), 'user Endpoints of an existing service stay');
+  });
+
   await t.test('the kubernetes service endpoints are left as the server writes them', async (t) => {
     const ep = await client.get(RESOURCES.endpoints, ns, 'kubernetes');
     t.equal(ep.metadata?.labels?.['endpointslice.kubernetes.io/skip-mirror'], 'true');

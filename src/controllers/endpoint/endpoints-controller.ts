@@ -20,6 +20,8 @@ import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME, TriggerTimeTracker } from 
 import { computeSubsets } from './subsets';
 
 export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
+/** the annotation of an Endpoints used as a leader-election lock (client-go's resourcelock) */
+export const LEADER_ANNOTATION = 'control-plane.alpha.kubernetes.io/leader';
 
 export interface EndpointsControllerOptions {
   ctx: ControllerContext;
@@ -83,9 +85,22 @@ export class EndpointsController {
     const { signal } = this.#ctx;
     signal.addEventListener('abort', () => this.#queue.shutDown(), { once: true });
     if (!(await this.#ctx.informers.waitForCacheSync(signal))) return;
+    this.#checkLeftoverEndpoints();
     await runWorkers(this.#queue, this.#workers, (key) => this.#sync(key), (key, err) => {
       this.#log.error({ err, key }, 'error syncing endpoints');
     });
+  }
+
+  /**
+   * kube's checkLeftoverEndpoints, once at start: every Endpoints is synced, so those whose Service
+   * went while no controller watched are deleted; leader-election locks (Endpoints without a
+   * Service by design) are skipped.
+   */
+  #checkLeftoverEndpoints(): void {
+    for (const ep of this.#endpoints.store.list()) {
+      if (ep.metadata?.annotations?.[LEADER_ANNOTATION] !== undefined) continue;
+      this.#queue.add(objectKey(ep));
+    }
   }
 
   /** pod changes wait out the batch period, so a burst of them costs one write */
