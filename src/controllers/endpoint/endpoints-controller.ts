@@ -6,7 +6,7 @@
  * --endpoint-updates-batch-period before a sync.
  */
 import type { Logger } from 'pino';
-import { isNotFound } from '../../client/errors';
+import { isAlreadyExists, isConflict, isNotFound } from '../../client/errors';
 import { NAMESPACE_INDEX, byNamespace } from '../../client/indexer';
 import type { SharedInformer } from '../../client/informer';
 import { RESOURCES } from '../../client/resources';
@@ -148,6 +148,8 @@ export class EndpointsController {
     } catch (err) {
       // a namespace being deleted refuses new objects: nothing to retry (kube's NamespaceTerminatingCause)
       if (!current && errorMessage(err).includes('because it is being terminated')) return;
+      // our cache is behind our own last write: retry from the newer state, no event
+      if (isAlreadyExists(err) || isConflict(err)) throw err;
       const verb = current ? 'FailedToUpdateEndpoint' : 'FailedToCreateEndpoint';
       const what = current ? 'update' : 'create';
       this.#ctx.recorder.event(eventTarget, 'Warning', verb, `Failed to ${what} endpoint ${namespace}/${name}: ${errorMessage(err)}`);
