@@ -16,6 +16,9 @@ import { serviceAccountController } from './serviceaccount/serviceaccounts-contr
 import { serviceAccountTokenController } from './serviceaccount/tokens-controller';
 import { replicaSetController, replicationControllerController } from './replicaset';
 import { deploymentController } from './deployment';
+import { endpointController } from './endpoint';
+import { endpointSliceController } from './endpointslice';
+import { endpointSliceMirroringController } from './endpointslicemirroring';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -33,4 +36,7 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [replicaSetController.name, replicaSetController],
   [replicationControllerController.name, replicationControllerController],
   [deploymentController.name, deploymentController],
+  [endpointController.name, endpointController],
+  [endpointSliceController.name, endpointSliceController],
+  [endpointSliceMirroringController.name, endpointSliceMirroringController],
 ]);
