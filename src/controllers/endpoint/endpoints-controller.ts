@@ -45,7 +45,7 @@ export class EndpointsController {
   readonly #ctx: ControllerContext;
   readonly #workers: number;
   readonly #batchMs: number;
-  readonly #queue = new WorkQueue<string>();
+  readonly #queue = new WorkQueue<string>({ name: 'endpoint' });
   readonly #services: SharedInformer;
   readonly #pods: SharedInformer;
   readonly #endpoints: SharedInformer;

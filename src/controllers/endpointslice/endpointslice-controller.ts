@@ -38,7 +38,7 @@ const managedByUs = (slice: KubeObject) => slice.metadata?.labels?.[MANAGED_BY_L
 export class EndpointSliceController {
   readonly #ctx: ControllerContext;
   readonly #o: EndpointSliceControllerOptions;
-  readonly #queue = new WorkQueue<string>();
+  readonly #queue = new WorkQueue<string>({ name: 'endpoint_slice' });
   readonly #services: SharedInformer;
   readonly #pods: SharedInformer;
   readonly #nodes: SharedInformer;

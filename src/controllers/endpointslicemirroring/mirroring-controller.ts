@@ -40,7 +40,7 @@ const mirroredByUs = (slice: KubeObject) => slice.metadata?.labels?.[MANAGED_BY_
 export class EndpointSliceMirroringController {
   readonly #ctx: ControllerContext;
   readonly #o: MirroringControllerOptions;
-  readonly #queue = new WorkQueue<string>();
+  readonly #queue = new WorkQueue<string>({ name: 'endpoint_slice_mirroring' });
   readonly #services: SharedInformer;
   readonly #endpoints: SharedInformer;
   readonly #slices: SharedInformer;
