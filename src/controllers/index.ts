@@ -16,6 +16,9 @@ import { serviceAccountController } from './serviceaccount/serviceaccounts-contr
 import { serviceAccountTokenController } from './serviceaccount/tokens-controller';
 import { replicaSetController, replicationControllerController } from './replicaset';
 import { deploymentController } from './deployment';
+import { jobController } from './job';
+import { cronJobController } from './cronjob';
+import { ttlAfterFinishedController } from './ttlafterfinished';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -33,4 +36,7 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [replicaSetController.name, replicaSetController],
   [replicationControllerController.name, replicationControllerController],
   [deploymentController.name, deploymentController],
+  [jobController.name, jobController],
+  [cronJobController.name, cronJobController],
+  [ttlAfterFinishedController.name, ttlAfterFinishedController],
 ]);
