@@ -49,7 +49,7 @@ export function startFakeNode(t: Test, client: RestClient, opts: FakeNodeOptions
       if (end && phaseOf(pod) === 'Running') await finish(pod, key, end);
       return;
     }
-    if (phaseOf(pod) === 'Succeeded' || phaseOf(pod) === 'Failed') return;
+    if (opts.finish && (phaseOf(pod) === 'Succeeded' || phaseOf(pod) === 'Failed')) return;
     if (held?.(pod)) return;
     inFlight.add(key);
     const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
