@@ -19,6 +19,9 @@ import { deploymentController } from './deployment';
 import { endpointController } from './endpoint';
 import { endpointSliceController } from './endpointslice';
 import { endpointSliceMirroringController } from './endpointslicemirroring';
+import { jobController } from './job';
+import { cronJobController } from './cronjob';
+import { ttlAfterFinishedController } from './ttlafterfinished';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -39,4 +42,7 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [endpointController.name, endpointController],
   [endpointSliceController.name, endpointSliceController],
   [endpointSliceMirroringController.name, endpointSliceMirroringController],
+  [jobController.name, jobController],
+  [cronJobController.name, cronJobController],
+  [ttlAfterFinishedController.name, ttlAfterFinishedController],
 ]);
