@@ -167,10 +167,10 @@ t.test('volume controllers against the real server', { skip: missingKubectl('1.3
     t.ok(fs.existsSync(v.spec.hostPath.path), 'the directory is made');
     t.match(await event('dyn', 'ProvisioningSucceeded'), { type: 'Normal', message: `Successfully provisioned volume ${name} using kubernetes.io/host-path` });
 
-    // the expander: host-path cannot grow in-tree, so kube leaves it to an external resizer
+    // the expander: no in-tree plugin expands host-path, so kube leaves it to an external resizer
     await client.patch(RESOURCES.persistentVolumeClaims, ns, 'dyn', 'merge', { spec: { resources: { requests: { storage: '2Gi' } } } });
     t.match(await event('dyn', 'ExternalExpanding'), {
-      type: 'Normal',
+      type: 'Warning',
       message: "Ignoring the PVC: didn't find a plugin capable of expanding the volume; waiting for an external controller to process this PVC.",
       source: { component: 'volume_expand' },
     });
@@ -226,6 +226,17 @@ t.test('volume controllers against the real server', { skip: missingKubectl('1.3
 
     await client.create(RESOURCES.persistentVolumeClaims, ns, claim('huge', { size: '100Gi' }));
     t.match(await event('huge', 'FailedBinding'), { type: 'Normal', message: 'no persistent volumes available for this claim and no storage class is set' });
+  });
+
+  await t.test('a bound claim whose volume is gone is Lost', async (t) => {
+    await client.create(RESOURCES.persistentVolumes, undefined, volume('lost-vol', { size: '1Gi', cls: 'lost' }));
+    await client.create(RESOURCES.persistentVolumeClaims, ns, claim('lost', { size: '1Gi', cls: 'lost' }));
+    await bound('lost');
+    await client.delete(RESOURCES.persistentVolumes, undefined, 'lost-vol');
+    // past pv-protection by hand: the volume is Bound, the controller would keep it
+    await client.patch(RESOURCES.persistentVolumes, undefined, 'lost-vol', 'merge', { metadata: { finalizers: null } });
+    t.match(await event('lost', 'ClaimLost'), { type: 'Warning', message: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!' });
+    t.same((await pvc('lost')).status, { phase: 'Lost' });
   });
 
   await t.test('protection: a claim in use and a bound volume wait for their users', async (t) => {

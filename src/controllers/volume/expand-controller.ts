@@ -1,11 +1,11 @@
 /**
  * kube 1.20's persistentvolume-expander (pkg/controller/volume/expand): a bound claim whose
- * requested storage grew past its status capacity is expanded by the in-tree plugin of its volume
- * when that plugin can expand. Of the volume types Ballast knows, none can: a host-path volume has a
- * plugin that cannot expand (a Normal event), any other type (CSI among them) has no in-tree plugin
- * here (a Warning); either way kube leaves the claim to an external resizer and says so.
- * (The API server's PersistentVolumeClaimResize admission already refuses to grow claims whose
- * class does not allow expansion.)
+ * requested storage grew past its status capacity is expanded by the in-tree plugin of its volume.
+ * The expander's plugins are kube's ProbeExpandableVolumePlugins, the cloud and network volumes
+ * (EBS, GCE PD, Cinder, Ceph RBD, Gluster...): neither host-path nor CSI is among them, so for the
+ * volumes Ballast can have kube finds no plugin and writes a Warning ExternalExpanding event,
+ * leaving the claim to an external resizer (CSI's). (The API server's PersistentVolumeClaimResize
+ * admission already refuses to grow claims whose class does not allow expansion.)
  */
 import { EventRecorder } from '../../client/events';
 import type { SharedInformer } from '../../client/informer';
@@ -20,13 +20,13 @@ export const EXTERNAL_EXPANDING_MESSAGE = 'Ignoring the PVC: didn\'t find a plug
 const statusCapacity = (pvc: KubeObject): number => storageOf((pvc.status as { capacity?: Record<string, unknown> } | undefined)?.capacity);
 
 /** what the expander does with a claim: nothing, or the ExternalExpanding event of the given type */
-export function expansionDecision(pvc: KubeObject, pv: KubeObject | undefined): 'none' | 'Normal' | 'Warning' | 'not bound' {
+export function expansionDecision(pvc: KubeObject, pv: KubeObject | undefined): 'none' | 'Warning' | 'not bound' {
   if (!pv) return 'not bound';
   const ref = volumeSpec(pv).claimRef;
   if (!ref || ref.namespace !== pvc.metadata?.namespace || ref.uid !== pvc.metadata?.uid) return 'not bound';
   if (requestedStorage(pvc) <= statusCapacity(pvc)) return 'none';
-  // host-path has an in-tree plugin that cannot expand; other sources find no plugin at all
-  return volumeSpec(pv).hostPath ? 'Normal' : 'Warning';
+  // no expandable plugin matches (kube's FindExpandablePluginBySpec fails): an external resizer's job
+  return 'Warning';
 }
 
 export const persistentVolumeExpanderController: ControllerDefinition = {
