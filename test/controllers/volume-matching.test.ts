@@ -3,7 +3,10 @@ import type { KubeObject } from '../../src/client/types';
 import { findBestMatch, recyclerTimeoutSeconds, volumeMismatch } from '../../src/controllers/volume/binder/matching';
 import { expansionDecision } from '../../src/controllers/volume/expand-controller';
 import { podUsesClaim } from '../../src/controllers/volume/protection';
-import { recyclerPod, defaultRecyclerPodTemplate } from '../../src/controllers/volume/binder/host-path';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { recyclerPod, defaultRecyclerPodTemplate, loadRecyclerPodTemplate } from '../../src/controllers/volume/binder/host-path';
 
 const pv = (name: string, size: string, spec: Record<string, unknown> = {}, labels?: Record<string, string>): KubeObject => ({
   metadata: { name, labels },
@@ -63,6 +66,17 @@ t.test('the recycler: its timeout and its pod', async (t) => {
   const pod = recyclerPod(defaultRecyclerPodTemplate(), pv('v', '10Gi', { hostPath: { path: '/tmp/x' } }), 300);
   t.match(pod, { metadata: { name: 'recycler-for-v', namespace: 'default' }, spec: { activeDeadlineSeconds: 300, volumes: [{ name: 'vol', hostPath: { path: '/tmp/x' } }] } });
   t.notOk(pod.metadata?.generateName);
+});
+
+t.test('--pv-recycler-pod-template-filepath-hostpath replaces the template', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-recycler-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'pod.yaml');
+  fs.writeFileSync(file, 'apiVersion: v1\nkind: Pod\nmetadata:\n  namespace: kube-system\nspec:\n  volumes:\n  - name: scrub\n  containers:\n  - name: wipe\n    image: alpine\n');
+  const pod = recyclerPod(await loadRecyclerPodTemplate(file), pv('v', '1Gi', { hostPath: { path: '/tmp/y' } }), 60);
+  t.match(pod, { metadata: { name: 'recycler-for-v', namespace: 'kube-system' }, spec: { volumes: [{ name: 'scrub', hostPath: { path: '/tmp/y' } }], containers: [{ name: 'wipe' }] } });
+  fs.writeFileSync(file, 'apiVersion: v1\nkind: Pod\nspec:\n  containers: []\n');
+  await t.rejects(loadRecyclerPodTemplate(file), /has no volume/);
 });
 
 t.test('protection: only scheduled pods that have not ended use a claim', async (t) => {
