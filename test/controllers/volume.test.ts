@@ -224,6 +224,14 @@ t.test('volume controllers against the real server', { skip: missingKubectl('1.3
     t.equal(c.metadata?.annotations?.['volume.beta.kubernetes.io/storage-provisioner'], 'example.com/ext');
     t.equal(c.status?.phase, 'Pending');
 
+    await client.create(RESOURCES.storageClasses, undefined, storageClass('local', 'kubernetes.io/no-provisioner'));
+    await client.create(RESOURCES.persistentVolumeClaims, ns, claim('local', { size: '1Gi', cls: 'local' }));
+    t.match(await event('local', 'ProvisioningFailed'), { type: 'Warning', message: 'no volume plugin matched name: kubernetes.io/no-provisioner' });
+
+    await client.create(RESOURCES.storageClasses, undefined, storageClass('hostpath-opts', 'kubernetes.io/host-path', { mountOptions: ['ro', 'noatime'] }));
+    await client.create(RESOURCES.persistentVolumeClaims, ns, claim('opts', { size: '1Gi', cls: 'hostpath-opts' }));
+    t.match(await event('opts', 'ProvisioningFailed'), { message: 'Mount options are not supported by the provisioner but StorageClass "hostpath-opts" has mount options [ro noatime]' });
+
     await client.create(RESOURCES.persistentVolumeClaims, ns, claim('huge', { size: '100Gi' }));
     t.match(await event('huge', 'FailedBinding'), { type: 'Normal', message: 'no persistent volumes available for this claim and no storage class is set' });
   });

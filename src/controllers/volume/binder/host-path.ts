@@ -76,14 +76,14 @@ export interface ProvisionInput {
 
 /**
  * A new host-path volume for a claim (kube's hostPathProvisioner.Provision plus what the controller
- * adds: the claimRef, bound-by-controller, provisioned-by, the class and its mount options). The
+ * adds: the claimRef, bound-by-controller, provisioned-by and the class). The
  * directory is created on this host, as kube's does.
  */
 export async function provisionHostPath(input: ProvisionInput): Promise<KubeObject> {
   const spec = claimSpec(input.claim);
   if (spec.volumeMode === 'Block') throw new Error(`${HOST_PATH_PLUGIN} does not support block volume provisioning`);
   const path = `${HOST_PATH_BASE}/${randomUUID()}`;
-  const sc = input.storageClass as KubeObject & { reclaimPolicy?: string; mountOptions?: string[] };
+  const sc = input.storageClass as KubeObject & { reclaimPolicy?: string };
   const pv: KubeObject = {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -102,7 +102,6 @@ export async function provisionHostPath(input: ProvisionInput): Promise<KubeObje
       hostPath: { path },
       claimRef: input.claimRef,
       storageClassName: sc.metadata?.name,
-      ...(sc.mountOptions?.length ? { mountOptions: sc.mountOptions } : {}),
       ...(spec.volumeMode ? { volumeMode: spec.volumeMode } : {}),
     },
   };

@@ -220,12 +220,17 @@ export class PersistentVolumeController {
       return claim;
     }
     const provisioner = cls.provisioner ?? '';
-    const inTree = provisioner === HOST_PATH_PLUGIN && this.#ctx.settings.enableHostPathProvisioner;
-    if (!inTree && provisioner.startsWith('kubernetes.io/')) {
-      this.#event(claim, 'Warning', 'ProvisioningFailed', 'no provisionable volume plugin matched');
+    // kube's in-tree plugins are named kubernetes.io/...; of them Ballast has host-path only
+    const inTree = provisioner.startsWith('kubernetes.io/');
+    if (inTree && provisioner !== HOST_PATH_PLUGIN) {
+      this.#event(claim, 'Warning', 'ProvisioningFailed', `no volume plugin matched name: ${provisioner}`);
       return claim;
     }
     claim = await this.#setClaimProvisioner(claim, provisioner);
+    if (inTree && !this.#ctx.settings.enableHostPathProvisioner) {
+      this.#event(claim, 'Warning', 'ProvisioningFailed', `Failed to create provisioner: Provisioning in volume plugin "${HOST_PATH_PLUGIN}" is disabled`);
+      return claim;
+    }
     if (!inTree) {
       this.#event(claim, 'Normal', 'ExternalProvisioning', `waiting for a volume to be created, either by external provisioner "${provisioner}" or manually created by system administrator`);
       return claim;
@@ -235,6 +240,12 @@ export class PersistentVolumeController {
     const selector = claimSpec(claim).selector;
     if (selector && (Object.keys(selector.matchLabels ?? {}).length || (selector.matchExpressions ?? []).length)) {
       this.#event(claim, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${className}": claim.Spec.Selector is not supported for dynamic provisioning`);
+      return claim;
+    }
+    const mountOptions = (cls as { mountOptions?: string[] }).mountOptions ?? [];
+    if (mountOptions.length) {
+      // host-path takes no mount options; validation would refuse the volume anyway
+      this.#event(claim, 'Warning', 'ProvisioningFailed', `Mount options are not supported by the provisioner but StorageClass "${className}" has mount options [${mountOptions.join(' ')}]`);
       return claim;
     }
     let volume: KubeObject;
