@@ -199,6 +199,20 @@ t.test('volume controllers against the real server', { skip: missingKubectl('1.3
     await gone(RESOURCES.pods, ns, 'recycler-for-rec-vol');
   });
 
+  await t.test('Recycle: a failed scrub fails the volume', async (t) => {
+    await client.create(RESOURCES.persistentVolumes, undefined, volume('rec-bad', { size: '1Gi', cls: 'rec-bad', policy: 'Recycle', path: '/tmp/ballast-test-rec-bad' }));
+    await client.create(RESOURCES.persistentVolumeClaims, ns, claim('rec-bad', { size: '1Gi', cls: 'rec-bad' }));
+    await bound('rec-bad');
+    await client.delete(RESOURCES.persistentVolumeClaims, ns, 'rec-bad');
+    const first = await waitFor('the recycler pod', () => getOrNone(client, RESOURCES.pods, ns, 'recycler-for-rec-bad'));
+    await client.patch(RESOURCES.pods, ns, 'recycler-for-rec-bad', 'merge', { status: { phase: 'Failed', message: 'rm: permission denied' } }, { subresource: 'status' });
+    t.match(await event('rec-bad', 'VolumeFailedRecycle'), { type: 'Warning', message: 'Recycle failed: rm: permission denied' });
+    t.match((await pv('rec-bad')).status, { phase: 'Failed', message: 'Recycle failed: rm: permission denied' });
+    // the failed pod goes; as kube, a later sync tries the recycling again with a new one
+    await waitFor('the failed pod gone', async () => (await getOrNone(client, RESOURCES.pods, ns, 'recycler-for-rec-bad'))?.metadata?.uid !== first.metadata?.uid);
+    await client.delete(RESOURCES.persistentVolumes, undefined, 'rec-bad');
+  });
+
   await t.test('WaitForFirstConsumer: the claim waits for a scheduled pod', async (t) => {
     await client.create(RESOURCES.storageClasses, undefined, storageClass('late', 'kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }));
     await client.create(RESOURCES.persistentVolumes, undefined, volume('late-vol', { size: '1Gi', cls: 'late' }));

@@ -76,12 +76,14 @@ export class PersistentVolumeController {
         if (name) this.#volumeQueue.add(name);
       },
     });
+    // a scheduled pod may be the first consumer of a waiting claim; a recycler pod that ended
+    // finishes its volume's recycling (its deletion does not: the next resync retries a failed one)
     const podChanged = (pod: KubeObject) => {
       if (podNodeName(pod)) for (const key of podClaimKeys(pod)) this.#claimQueue.add(key);
       const pv = this.#reclaimer.volumeOfRecyclerPod(pod);
       if (pv) this.#volumeQueue.add(pv);
     };
-    this.#pods.addEventHandler({ add: podChanged, update: (_old, pod) => podChanged(pod), delete: podChanged });
+    this.#pods.addEventHandler({ add: podChanged, update: (_old, pod) => podChanged(pod) });
   }
 
   async run(): Promise<void> {
