@@ -11,7 +11,7 @@
  * which kube's scheduler would write, and is then bound or provisioned as kube's controller does.
  */
 import type { Logger } from 'pino';
-import { isAlreadyExists, isNotFound } from '../../../client/errors';
+import { isNotFound } from '../../../client/errors';
 import { EventRecorder, type EventType } from '../../../client/events';
 import type { SharedInformer } from '../../../client/informer';
 import { RESOURCES } from '../../../client/resources';
@@ -19,13 +19,13 @@ import type { KubeObject } from '../../../client/types';
 import { runWorkers, WorkQueue } from '../../../client/workqueue';
 import type { ControllerContext } from '../../types';
 import {
-  ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_DYNAMICALLY_PROVISIONED, ANN_SELECTED_NODE, ANN_STORAGE_PROVISIONER,
-  POD_CLAIM_INDEX, annotation, claimClass, claimKey, claimRefKey, claimSpec, copyOf, hasAnnotation, isVolumeBoundToClaim,
+  ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_DYNAMICALLY_PROVISIONED, ANN_SELECTED_NODE,
+  POD_CLAIM_INDEX, claimClass, claimKey, claimRefKey, claimSpec, copyOf, hasAnnotation, isVolumeBoundToClaim,
   phaseOf, podClaimKeys, podIsTerminated, podNodeName, volumeSpec, withAnnotation,
 } from '../volume-util';
 import { findBestMatch, volumeMismatch } from './matching';
 import { Reclaimer } from './reclaim';
-import { HOST_PATH_PLUGIN, provisionHostPath } from './host-path';
+import { ClaimProvisioner, claimRefOf } from './provisioner';
 
 const WAIT_FOR_FIRST_CONSUMER = 'WaitForFirstConsumer';
 
@@ -40,6 +40,7 @@ export class PersistentVolumeController {
   readonly #volumeQueue = new WorkQueue<string>();
   readonly #claimQueue = new WorkQueue<string>();
   readonly #reclaimer: Reclaimer;
+  readonly #provisioner: ClaimProvisioner;
 
   constructor(ctx: ControllerContext) {
     this.#ctx = ctx;
@@ -51,6 +52,7 @@ export class PersistentVolumeController {
     this.#classes = ctx.informers.informerFor(RESOURCES.storageClasses);
     this.#pods = ctx.informers.informerFor(RESOURCES.pods);
     this.#pods.addIndexer(POD_CLAIM_INDEX, podClaimKeys);
+    this.#provisioner = new ClaimProvisioner({ ctx, recorder: this.#recorder, classes: this.#classes, volumes: this.#volumes });
     this.#reclaimer = new Reclaimer({
       ctx,
       recorder: this.#recorder,
@@ -139,7 +141,7 @@ export class PersistentVolumeController {
       if (delay) {
         this.#event(claim, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
       } else if (claimClass(claim) !== '') {
-        claim = await this.#provisionClaim(claim);
+        claim = await this.#provisioner.provision(claim);
       } else {
         this.#event(claim, 'Normal', 'FailedBinding', 'no persistent volumes available for this claim and no storage class is set');
       }
@@ -212,70 +214,6 @@ export class PersistentVolumeController {
     return 'claim changed';
   }
 
-  /** kube's provisionClaim: in-tree (host-path) or external provisioning through the claim's class */
-  async #provisionClaim(claim: KubeObject): Promise<KubeObject> {
-    if (!this.#ctx.settings.enableDynamicProvisioning) return claim;
-    const className = claimClass(claim);
-    const cls = this.#classes.store.getObject(undefined, className) as (KubeObject & { provisioner?: string }) | undefined;
-    if (!cls) {
-      this.#event(claim, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
-      return claim;
-    }
-    const provisioner = cls.provisioner ?? '';
-    // kube's in-tree plugins are named kubernetes.io/...; of them Ballast has host-path only
-    const inTree = provisioner.startsWith('kubernetes.io/');
-    if (inTree && provisioner !== HOST_PATH_PLUGIN) {
-      this.#event(claim, 'Warning', 'ProvisioningFailed', `no volume plugin matched name: ${provisioner}`);
-      return claim;
-    }
-    claim = await this.#setClaimProvisioner(claim, provisioner);
-    if (inTree && !this.#ctx.settings.enableHostPathProvisioner) {
-      this.#event(claim, 'Warning', 'ProvisioningFailed', `Failed to create provisioner: Provisioning in volume plugin "${HOST_PATH_PLUGIN}" is disabled`);
-      return claim;
-    }
-    if (!inTree) {
-      this.#event(claim, 'Normal', 'ExternalProvisioning', `waiting for a volume to be created, either by external provisioner "${provisioner}" or manually created by system administrator`);
-      return claim;
-    }
-    const pvName = `pvc-${claim.metadata?.uid}`;
-    if (this.#volumes.store.getObject(undefined, pvName)) return claim; // provisioned already; binding follows
-    const selector = claimSpec(claim).selector;
-    if (selector && (Object.keys(selector.matchLabels ?? {}).length || (selector.matchExpressions ?? []).length)) {
-      this.#event(claim, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${className}": claim.Spec.Selector is not supported for dynamic provisioning`);
-      return claim;
-    }
-    const mountOptions = (cls as { mountOptions?: string[] }).mountOptions ?? [];
-    if (mountOptions.length) {
-      // host-path takes no mount options; validation would refuse the volume anyway
-      this.#event(claim, 'Warning', 'ProvisioningFailed', `Mount options are not supported by the provisioner but StorageClass "${className}" has mount options [${mountOptions.join(' ')}]`);
-      return claim;
-    }
-    let volume: KubeObject;
-    try {
-      volume = await provisionHostPath({ pvName, claim, storageClass: cls, claimRef: this.#claimRefOf(claim) });
-    } catch (err) {
-      this.#event(claim, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${className}": ${(err as Error).message}`);
-      return claim;
-    }
-    try {
-      await this.#ctx.client.create(RESOURCES.persistentVolumes, undefined, volume);
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
-    this.#event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pvName} using ${HOST_PATH_PLUGIN}`);
-    return claim;
-  }
-
-  async #setClaimProvisioner(claim: KubeObject, provisioner: string): Promise<KubeObject> {
-    if (annotation(claim, ANN_STORAGE_PROVISIONER) === provisioner) return claim;
-    return this.#ctx.client.update(RESOURCES.persistentVolumeClaims, withAnnotation(copyOf(claim), ANN_STORAGE_PROVISIONER, provisioner));
-  }
-
-  #claimRefOf(claim: KubeObject): Record<string, unknown> {
-    const m = claim.metadata ?? {};
-    return { kind: 'PersistentVolumeClaim', namespace: m.namespace, name: m.name, uid: m.uid, apiVersion: 'v1', resourceVersion: m.resourceVersion };
-  }
-
   // ---- binding -------------------------------------------------------------------------------
 
   /** kube's bind: the volume's claimRef, its phase, the claim's volumeName, its status, in that order */
@@ -292,7 +230,7 @@ export class PersistentVolumeController {
     if (ref && ref.name === m.name && ref.namespace === m.namespace && ref.uid === m.uid) return volume;
     const byController = !isVolumeBoundToClaim(volume, claim);
     const next = copyOf(volume);
-    (next.spec as Record<string, unknown>).claimRef = this.#claimRefOf(claim);
+    (next.spec as Record<string, unknown>).claimRef = claimRefOf(claim);
     if (byController && !hasAnnotation(next, ANN_BOUND_BY_CONTROLLER)) withAnnotation(next, ANN_BOUND_BY_CONTROLLER, 'yes');
     return this.#ctx.client.update(RESOURCES.persistentVolumes, next);
   }
@@ -320,8 +258,8 @@ export class PersistentVolumeController {
       delete next.metadata!.annotations![ANN_BOUND_BY_CONTROLLER];
     } else if (spec.claimRef) {
       // the user pre-bound it: it stays reserved for a claim of that name
-      spec.claimRef = { ...spec.claimRef, uid: '' };
-      delete spec.claimRef.uid;
+      const { uid: _boundUid, ...reserved } = spec.claimRef;
+      spec.claimRef = reserved;
     }
     const updated = await this.#ctx.client.update(RESOURCES.persistentVolumes, next);
     return this.#updateVolumePhase(updated, 'Available');
