@@ -51,10 +51,8 @@ export const ORDERED_ADMISSION_PLUGINS: readonly string[] = Object.freeze([
 ]);
 
 /**
- * kube 1.20's DefaultOnAdmissionPlugins, less StorageObjectInUseProtection: its finalizers are taken
- * off by the pvc-protection and pv-protection controllers, which Ballast does not run yet, so with
- * it on no PersistentVolumeClaim or PersistentVolume could ever be deleted. It can be turned on with
- * --enable-admission-plugins.
+ * kube 1.20's DefaultOnAdmissionPlugins. StorageObjectInUseProtection's finalizers are taken off by
+ * the pvc-protection and pv-protection controllers of the controller manager.
  */
 export const DEFAULT_ENABLED_ADMISSION_PLUGINS: readonly string[] = Object.freeze([
   'NamespaceLifecycle',
@@ -64,6 +62,7 @@ export const DEFAULT_ENABLED_ADMISSION_PLUGINS: readonly string[] = Object.freez
   'Priority',
   'DefaultTolerationSeconds',
   'DefaultStorageClass',
+  'StorageObjectInUseProtection',
   'PersistentVolumeClaimResize',
   'RuntimeClass',
   'CertificateApproval',

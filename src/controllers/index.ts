@@ -22,6 +22,7 @@ import { endpointSliceMirroringController } from './endpointslicemirroring';
 import { jobController } from './job';
 import { cronJobController } from './cronjob';
 import { ttlAfterFinishedController } from './ttlafterfinished';
+import { persistentVolumeBinderController, persistentVolumeExpanderController, pvProtectionController, pvcProtectionController } from './volume';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -45,4 +46,8 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [jobController.name, jobController],
   [cronJobController.name, cronJobController],
   [ttlAfterFinishedController.name, ttlAfterFinishedController],
+  [persistentVolumeBinderController.name, persistentVolumeBinderController],
+  [pvProtectionController.name, pvProtectionController],
+  [pvcProtectionController.name, pvcProtectionController],
+  [persistentVolumeExpanderController.name, persistentVolumeExpanderController],
 ]);

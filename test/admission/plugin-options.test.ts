@@ -11,8 +11,8 @@ t.test('the default set is kube 1.20\'s, in kube\'s order', async (t) => {
   t.equal(on.length, DEFAULT_ENABLED_ADMISSION_PLUGINS.length);
   t.same(on.slice(0, 3), ['NamespaceLifecycle', 'LimitRanger', 'ServiceAccount']);
   t.same(on.slice(-3), ['MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'ResourceQuota']);
-  t.notOk(on.includes('StorageObjectInUseProtection'), 'off until the protection controllers run: nothing would take its finalizers off');
-  t.ok(enabledAdmissionPlugins(['StorageObjectInUseProtection'], []).includes('StorageObjectInUseProtection'), 'but it can be turned on');
+  t.ok(on.includes('StorageObjectInUseProtection'), 'on: the pvc-protection and pv-protection controllers take its finalizers off');
+  t.notOk(enabledAdmissionPlugins([], ['StorageObjectInUseProtection']).includes('StorageObjectInUseProtection'), 'and it can be turned off');
 });
 
 t.test('enable and disable: the order never depends on the flags', async (t) => {

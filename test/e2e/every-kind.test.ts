@@ -6,12 +6,15 @@
  */
 import t from 'tap';
 import { kubectlFor, missingKubectl, startApiServer, waitFor } from './harness';
+import { startControllers } from '../helpers/controllers';
 import type { KubectlVersion } from './harness';
 import { everyKindManifests, EXPECTED_GROUP_VERSIONS, NAMESPACE } from './every-kind-manifests';
 
 for (const version of ['1.32', '1.20'] as KubectlVersion[]) {
   t.test(`kubectl ${version}: every group, version and kind`, { skip: missingKubectl(version) }, async (t) => {
     const server = await startApiServer(t);
+    // StorageObjectInUseProtection's finalizers: `kubectl delete` waits for the claim and the volume to go
+    startControllers(t, server, ['pvc-protection', 'pv-protection']);
     const kubectl = kubectlFor(t, version, server);
     await kubectl.ok(['create', 'namespace', NAMESPACE]);
 

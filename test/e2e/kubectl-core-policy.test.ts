@@ -8,6 +8,7 @@
 import t from 'tap';
 import type { Test } from 'tap';
 import { kubectlFor, missingKubectl, startApiServer, waitFor } from './harness';
+import { startControllers } from '../helpers/controllers';
 import type { ApiServerProcess, Kubectl, KubectlVersion } from './harness';
 import { namespace } from './manifests';
 import type { Obj } from './manifests';
@@ -44,6 +45,8 @@ async function podGone(k: Kubectl, ns: string, name: string): Promise<boolean> {
 for (const version of VERSIONS) {
   t.test(`kubectl ${version}`, { skip: missingKubectl(version) ?? false }, async (t) => {
     const server = await startApiServer(t);
+    // StorageObjectInUseProtection's finalizers: `kubectl delete` waits for the claim and the volume to go
+    startControllers(t, server, ['pvc-protection', 'pv-protection']);
     const k = kubectlFor(t, version, server);
     const tag = version.replace('.', '-');
     const ns = `core-${tag}`;
