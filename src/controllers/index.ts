@@ -16,6 +16,10 @@ import { serviceAccountController } from './serviceaccount/serviceaccounts-contr
 import { serviceAccountTokenController } from './serviceaccount/tokens-controller';
 import { replicaSetController, replicationControllerController } from './replicaset';
 import { deploymentController } from './deployment';
+import { nodeLifecycleController } from './nodelifecycle';
+import { nodeIpamController } from './nodeipam';
+import { ttlController } from './ttl';
+import { podGcController } from './podgc';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -33,4 +37,8 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [replicaSetController.name, replicaSetController],
   [replicationControllerController.name, replicationControllerController],
   [deploymentController.name, deploymentController],
+  [nodeLifecycleController.name, nodeLifecycleController],
+  [nodeIpamController.name, nodeIpamController],
+  [ttlController.name, ttlController],
+  [podGcController.name, podGcController],
 ]);
