@@ -20,7 +20,7 @@ t.test('node IPAM (RangeAllocator) against the real server', async (t) => {
   const get = (name: string) => client.get(RESOURCES.nodes, undefined, name);
   const cidrsOf = (name: string) => waitFor(`a CIDR for ${name}`, async () => {
     const n = await get(name);
-    return podCidrs(n)?.length && n;
+    return (podCidrs(n)?.length ?? 0) > 0 && n;
   });
 
   await t.test('two nodes get different /24s, none taken already', async (t) => {
