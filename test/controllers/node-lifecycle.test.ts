@@ -136,4 +136,10 @@ t.test('node lifecycle controller against the real server', async (t) => {
     t.equal(condition(await node('n1'), 'Ready')?.status, 'True');
     t.notOk(taints(await node('n3')).length, 'the healthy node was never tainted');
   });
+
+  await t.test('a deleted node is forgotten with RemovingNode', async (t) => {
+    await client.delete(RESOURCES.nodes, undefined, 'n2');
+    const removing = await waitFor('RemovingNode', async () => (await events('RemovingNode')).find((e) => (e.involvedObject as { name?: string }).name === 'n2'));
+    t.equal(removing.message, 'Node n2 event: Removing Node n2 from Controller');
+  });
 });
