@@ -3,7 +3,7 @@ import type { KubeObject } from '../../src/client/types';
 import { NodeHealthMap } from '../../src/controllers/nodelifecycle/node-health';
 import { RateLimitedTimedQueue } from '../../src/controllers/nodelifecycle/rate-limited-queue';
 import { matchingTolerations, minTolerationSeconds, noScheduleTaintDiff, toleratesTaint } from '../../src/controllers/nodelifecycle/taints';
-import { computeZoneState, zoneEvictionRate, zoneKey } from '../../src/controllers/nodelifecycle/zones';
+import { computeZoneState, zoneEvictionRate, zoneKey, ZoneStates } from '../../src/controllers/nodelifecycle/zones';
 
 const ready = (status: string) => ({ type: 'Ready', status });
 
@@ -22,6 +22,24 @@ t.test('eviction rate per zone state', async (t) => {
   t.equal(zoneEvictionRate('FullDisruption', 10, rates), 0.1, 'HealthyQPSFunc');
   t.equal(zoneEvictionRate('PartialDisruption', 51, rates), 0.01, 'a large zone: the secondary rate');
   t.equal(zoneEvictionRate('PartialDisruption', 50, rates), 0, 'a small zone: no evictions');
+});
+
+t.test('disruption across zones: entering and leaving the all-down mode, per-zone rates', async (t) => {
+  const zones = new ZoneStates({ evictionRate: 0.1, secondaryEvictionRate: 0.01, largeClusterSizeThreshold: 3, unhealthyZoneThreshold: 0.55 });
+  t.ok(zones.add('a'));
+  t.notOk(zones.add('a'));
+  zones.add('b');
+  const review = (a: string[], b: string[]) => zones.review(new Map([['a', a.map(ready)], ['b', b.map(ready)]]));
+  t.same(review(['True', 'True'], ['True']), { kind: 'zones', rates: new Map([['a', 0.1], ['b', 0.1]]) }, 'Initial to Normal');
+  t.same(review(['True', 'True'], ['True']), { kind: 'zones', rates: new Map() }, 'no change');
+  t.same(review(['True', 'True'], ['False']), { kind: 'zones', rates: new Map([['b', 0.1]]) }, 'one zone fully down keeps the healthy rate');
+  t.equal(zones.states.get('b'), 'FullDisruption');
+  t.same(review(['False', 'Unknown', 'False', 'True'], ['False']), { kind: 'zones', rates: new Map([['a', 0.01]]) }, 'a partly down large zone: secondary rate');
+  t.same(review(['False', 'Unknown', 'False', 'False'], ['False']), { kind: 'enterFullDisruption' }, 'every zone down');
+  t.same(review(['False', 'Unknown', 'False', 'False'], ['False']), { kind: 'zones', rates: new Map() }, 'still all down: nothing new');
+  t.same(review(['False', 'True'], ['False']), { kind: 'exitFullDisruption', rates: new Map([['a', 0.1], ['b', 0.1]]) }, 'a node is back');
+  t.same(zones.review(new Map([['a', [ready('True')]]])), { kind: 'zones', rates: new Map() }, 'a zone without nodes is dropped');
+  t.notOk(zones.states.has('b'));
 });
 
 t.test('zone keys', async (t) => {

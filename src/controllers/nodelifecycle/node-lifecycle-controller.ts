@@ -36,7 +36,7 @@ import {
   type NodeCondition,
   type Taint,
 } from './taints';
-import { computeZoneState, zoneEvictionRate, zoneKey, type ZoneState } from './zones';
+import { zoneKey, ZoneStates, type ZoneState } from './zones';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** kube's nodeEvictionPeriod: how often the per-zone queues are worked */
@@ -66,7 +66,7 @@ export class NodeLifecycleController {
   readonly #taintManager?: TaintManager;
   readonly #health = new NodeHealthMap();
   readonly #known = new Map<string, KubeObject>();
-  readonly #zoneStates = new Map<string, ZoneState>();
+  readonly #zones: ZoneStates;
   /** per zone: nodes waiting for their NoExecute taint (taint mode) or the eviction of their pods */
   readonly #zoneQueues = new Map<string, RateLimitedTimedQueue>();
   readonly #retryPods = new Set<string>();
@@ -76,6 +76,7 @@ export class NodeLifecycleController {
   constructor(o: NodeLifecycleOptions) {
     this.#ctx = o.ctx;
     this.#s = o.ctx.settings.nodeLifecycle;
+    this.#zones = new ZoneStates(this.#s);
     this.#log = o.ctx.logger;
     this.#now = o.now ?? Date.now;
     this.#recorder = new EventRecorder(o.ctx.client, { component: 'node-controller' }, this.#log);
@@ -106,7 +107,7 @@ export class NodeLifecycleController {
   }
 
   get zoneStates(): ReadonlyMap<string, ZoneState> {
-    return this.#zoneStates;
+    return this.#zones.states;
   }
 
   async run(): Promise<void> {
@@ -288,65 +289,31 @@ export class NodeLifecycleController {
 
   #addZone(node: KubeObject): void {
     const zone = zoneKey(node);
-    if (this.#zoneStates.has(zone)) return;
-    this.#zoneStates.set(zone, 'Initial');
-    this.#zoneQueues.set(zone, new RateLimitedTimedQueue(this.#s.evictionRate));
-  }
-
-  #setZoneRate(zone: string, size: number, state: ZoneState): void {
-    this.#zoneQueues.get(zone)?.swapLimiter(zoneEvictionRate(state, size, this.#s));
+    if (this.#zones.add(zone)) this.#zoneQueues.set(zone, new RateLimitedTimedQueue(this.#s.evictionRate));
   }
 
   /** handleDisruption */
   async #handleDisruption(zoneConditions: Map<string, (NodeCondition | undefined)[]>, nodes: KubeObject[]): Promise<void> {
-    const newStates = new Map<string, ZoneState>();
-    let allAreFullyDisrupted = true;
-    for (const [zone, conditions] of zoneConditions) {
-      const { state } = computeZoneState(conditions, this.#s.unhealthyZoneThreshold);
-      if (state !== 'FullDisruption') allAreFullyDisrupted = false;
-      newStates.set(zone, state);
-      if (!this.#zoneStates.has(zone)) this.#zoneStates.set(zone, 'Initial');
-    }
-    let allWasFullyDisrupted = true;
-    for (const [zone, state] of this.#zoneStates) {
-      if (!zoneConditions.has(zone)) {
-        this.#zoneStates.delete(zone);
-        continue;
-      }
-      if (state !== 'FullDisruption') {
-        allWasFullyDisrupted = false;
-        break;
-      }
-    }
-    if (allAreFullyDisrupted && allWasFullyDisrupted) return;
-    if (allAreFullyDisrupted) {
+    const before = new Map(this.#zones.states);
+    const decision = this.#zones.review(zoneConditions);
+    if (decision.kind === 'enterFullDisruption') {
       this.#log.info('Controller detected that all Nodes are not-Ready. Entering master disruption mode.');
       for (const node of nodes) {
         if (this.#taintManager) await this.#markNodeAsReachable(node);
         else this.#zoneQueues.get(zoneKey(node))?.remove(node.metadata?.name ?? '');
       }
-      for (const zone of this.#zoneStates.keys()) {
-        this.#zoneQueues.get(zone)?.swapLimiter(0);
-        this.#zoneStates.set(zone, 'FullDisruption');
-      }
+      for (const queue of this.#zoneQueues.values()) queue.swapLimiter(0);
       return;
     }
-    if (allWasFullyDisrupted) {
+    if (decision.kind === 'exitFullDisruption') {
       this.#log.info('Controller detected that some Nodes are Ready. Exiting master disruption mode.');
       this.#health.resetAll(this.#now());
-      for (const zone of this.#zoneStates.keys()) {
-        const state = newStates.get(zone) ?? 'Normal';
-        this.#setZoneRate(zone, zoneConditions.get(zone)?.length ?? 0, state);
-        this.#zoneStates.set(zone, state);
-      }
-      return;
     }
-    for (const [zone, old] of this.#zoneStates) {
-      const state = newStates.get(zone) ?? 'Normal';
-      if (old === state) continue;
-      this.#log.info({ zone, state }, `Controller detected that zone ${zone} is now in state ${state}.`);
-      this.#setZoneRate(zone, zoneConditions.get(zone)?.length ?? 0, state);
-      this.#zoneStates.set(zone, state);
+    for (const [zone, rate] of decision.rates) {
+      if (decision.kind === 'zones' && before.get(zone) !== this.#zones.states.get(zone)) {
+        this.#log.info({ zone, state: this.#zones.states.get(zone) }, `Controller detected that zone ${zone} is now in state ${this.#zones.states.get(zone)}.`);
+      }
+      this.#zoneQueues.get(zone)?.swapLimiter(rate);
     }
   }
 

@@ -49,3 +49,69 @@ export function zoneEvictionRate(state: ZoneState, zoneSize: number, r: Eviction
   if (state === 'PartialDisruption') return zoneSize > r.largeClusterSizeThreshold ? r.secondaryEvictionRate : 0;
   return r.evictionRate;
 }
+
+/** what a monitor pass's zone review asks of the controller */
+export type DisruptionDecision =
+  /** every zone is fully disrupted (newly): the controller's own network is suspect; stop evicting and untaint every node */
+  | { kind: 'enterFullDisruption' }
+  /** some node is ready again after a full disruption: restart every node's clock, then set these rates */
+  | { kind: 'exitFullDisruption'; rates: Map<string, number> }
+  /** the zones whose state changed, with their new rates (maybe none) */
+  | { kind: 'zones'; rates: Map<string, number> };
+
+/**
+ * The zone states across monitor passes (kube's zoneStates and handleDisruption). A zone seen for
+ * the first time starts Initial, so it is never taken for fully disrupted before one review.
+ */
+export class ZoneStates {
+  readonly states = new Map<string, ZoneState>();
+  readonly #o: EvictionRates & { unhealthyZoneThreshold: number };
+
+  constructor(o: EvictionRates & { unhealthyZoneThreshold: number }) {
+    this.#o = o;
+  }
+
+  /** a zone first seen with a new node: true when it is new */
+  add(zone: string): boolean {
+    if (this.states.has(zone)) return false;
+    this.states.set(zone, 'Initial');
+    return true;
+  }
+
+  /** review every zone from the Ready conditions of its nodes (those not excluded from disruption checks) */
+  review(zoneConditions: ReadonlyMap<string, readonly (NodeCondition | undefined)[]>): DisruptionDecision {
+    const next = new Map<string, ZoneState>();
+    let allAreFullyDisrupted = true;
+    for (const [zone, conditions] of zoneConditions) {
+      const { state } = computeZoneState(conditions, this.#o.unhealthyZoneThreshold);
+      if (state !== 'FullDisruption') allAreFullyDisrupted = false;
+      next.set(zone, state);
+      if (!this.states.has(zone)) this.states.set(zone, 'Initial');
+    }
+    // zones whose nodes are all gone are forgotten (kube may keep some a pass longer, by map order)
+    for (const zone of this.states.keys()) if (!zoneConditions.has(zone)) this.states.delete(zone);
+    const allWereFullyDisrupted = [...this.states.values()].every((s) => s === 'FullDisruption');
+    const rates = new Map<string, number>();
+    if (allAreFullyDisrupted && allWereFullyDisrupted) return { kind: 'zones', rates };
+    const sizeOf = (zone: string) => zoneConditions.get(zone)?.length ?? 0;
+    if (allAreFullyDisrupted) {
+      for (const zone of this.states.keys()) this.states.set(zone, 'FullDisruption');
+      return { kind: 'enterFullDisruption' };
+    }
+    if (allWereFullyDisrupted) {
+      for (const zone of this.states.keys()) {
+        const state = next.get(zone) ?? 'Normal';
+        rates.set(zone, zoneEvictionRate(state, sizeOf(zone), this.#o));
+        this.states.set(zone, state);
+      }
+      return { kind: 'exitFullDisruption', rates };
+    }
+    for (const [zone, old] of this.states) {
+      const state = next.get(zone) ?? 'Normal';
+      if (old === state) continue;
+      rates.set(zone, zoneEvictionRate(state, sizeOf(zone), this.#o));
+      this.states.set(zone, state);
+    }
+    return { kind: 'zones', rates };
+  }
+}
