@@ -61,7 +61,7 @@ t.test('node lifecycle controller against the real server', async (t) => {
 
   const n1 = await fakeAgent(t, client, 'n1');
   // a healthy node keeps zone "" partly healthy when n1 goes silent (all zones down would stop evictions)
-  await fakeAgent(t, client, 'n3');
+  await fakeAgent(t, client, 'n3', { 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' });
   for (const p of [
     pod('intolerant', 'n1'),
     pod('tolerates-8s', 'n1', [{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 8 }]),
@@ -76,6 +76,11 @@ t.test('node lifecycle controller against the real server', async (t) => {
     const registered = await waitFor('RegisteredNode', async () => (await events('RegisteredNode')).find((e) => (e.involvedObject as { name?: string }).name === 'n1'));
     t.equal(registered.message, 'Node n1 event: Registered Node n1 in Controller');
     t.match(registered.source, { component: 'node-controller' });
+    const labels = await waitFor('beta labels', async () => {
+      const l = (await node('n3')).metadata?.labels;
+      return l?.['beta.kubernetes.io/os'] && l;
+    });
+    t.match(labels, { 'beta.kubernetes.io/os': 'linux', 'beta.kubernetes.io/arch': 'amd64' }, 'the beta os and arch labels follow the stable ones');
   });
 
   await t.test('a node that never posted status goes Unknown after the startup grace', async (t) => {

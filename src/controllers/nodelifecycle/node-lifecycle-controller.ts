@@ -45,6 +45,11 @@ const EVICTION_PERIOD_MS = 100;
 const UPDATE_RETRIES = 5;
 /** nodes with this label do not count towards their zone's disruption (NodeDisruptionExclusion) */
 const EXCLUDE_DISRUPTION_LABEL = 'node.kubernetes.io/exclude-disruption';
+/** kube's labelReconcileInfo: [stable label, beta label kept equal to it] */
+const RECONCILED_LABELS = [
+  ['kubernetes.io/os', 'beta.kubernetes.io/os'],
+  ['kubernetes.io/arch', 'beta.kubernetes.io/arch'],
+] as const;
 
 export interface NodeLifecycleOptions {
   ctx: ControllerContext;
@@ -121,7 +126,7 @@ export class NodeLifecycleController {
     this.#taintManager?.start();
     const onError = (what: string) => (key: string, err: unknown) => this.#log.error({ err, key }, what);
     await Promise.all([
-      runWorkers(this.#nodeUpdates, 8, (name) => this.#syncNoScheduleTaints(name), onError('error updating the condition taints of a node')),
+      runWorkers(this.#nodeUpdates, 8, (name) => this.#processNode(name), onError('error updating the condition taints or labels of a node')),
       runWorkers(this.#podUpdates, 4, (key) => this.#syncPod(key), onError('error marking a pod not ready')),
       this.#every(this.#s.monitorPeriodMs, () => this.#monitorNodeHealth()),
       this.#every(EVICTION_PERIOD_MS, () => (this.#taintManager ? this.#taintingPass() : this.#evictionPass())),
@@ -365,6 +370,29 @@ export class NodeLifecycleController {
   }
 
   // ---- node and pod updates ------------------------------------------------------------------
+
+  /** doNodeProcessingPassWorker: the condition taints, then the beta labels */
+  async #processNode(name: string): Promise<void> {
+    await this.#syncNoScheduleTaints(name);
+    await this.#reconcileNodeLabels(name);
+  }
+
+  /** reconcileNodeLabels: the beta os and arch labels follow the stable ones */
+  async #reconcileNodeLabels(name: string): Promise<void> {
+    const labels = this.#nodes.store.get(name)?.metadata?.labels;
+    if (!labels) return;
+    const update: Record<string, string> = {};
+    for (const [primary, secondary] of RECONCILED_LABELS) {
+      const value = labels[primary];
+      if (value !== undefined && labels[secondary] !== value) update[secondary] = value;
+    }
+    if (Object.keys(update).length === 0) return;
+    try {
+      await this.#ctx.client.patch(RESOURCES.nodes, undefined, name, 'strategic', { metadata: { labels: update } });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
 
   /** doNoScheduleTaintingPass */
   async #syncNoScheduleTaints(name: string): Promise<void> {
