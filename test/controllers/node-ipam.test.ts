@@ -14,7 +14,7 @@ t.test('node IPAM (RangeAllocator) against the real server', async (t) => {
   const made = await server.request('POST', '/api/v1/nodes', node('old', { podCIDR: '10.244.2.0/24', podCIDRs: ['10.244.2.0/24'] }), { 'Content-Type': 'application/json' });
   t.equal(made.status, 201);
   // 10.244.0.0/22 holds four /24s: the service range takes the first, `old` the third
-  const { client } = startControllers(t, server, ['nodeipam'], {
+  const { client, stop } = startControllers(t, server, ['nodeipam'], {
     nodeIpam: { ...DEFAULT_CONTROLLER_SETTINGS.nodeIpam, allocateNodeCidrs: true, clusterCidrs: ['10.244.0.0/22'], serviceClusterIpRange: '10.244.0.0/24' },
   });
   const get = (name: string) => client.get(RESOURCES.nodes, undefined, name);
@@ -44,5 +44,16 @@ t.test('node IPAM (RangeAllocator) against the real server', async (t) => {
     await client.patch(RESOURCES.nodes, undefined, 'c', 'merge', { metadata: { labels: { retry: 'yes' } } });
     const c = await cidrsOf('c');
     t.same(podCidrs(c), [freed]);
+  });
+
+  await t.test('dual stack: one subnet of each family', async (t) => {
+    await stop();
+    const second = startControllers(t, server, ['nodeipam'], {
+      nodeIpam: { ...DEFAULT_CONTROLLER_SETTINGS.nodeIpam, allocateNodeCidrs: true, clusterCidrs: ['10.250.0.0/16', 'fd00:10::/48'] },
+    });
+    await second.client.create(RESOURCES.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'd' } });
+    // the first controllers' client is closed: read with the second's
+    const cidrs = await waitFor('CIDRs for d', async () => podCidrs(await second.client.get(RESOURCES.nodes, undefined, 'd')));
+    t.same(cidrs, ['10.250.0.0/24', 'fd00:10::/64']);
   });
 });
