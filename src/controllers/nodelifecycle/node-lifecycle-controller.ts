@@ -12,7 +12,7 @@
  * update events keep the NoSchedule condition taints (TaintNodesByCondition) in step.
  */
 import type { Logger } from 'pino';
-import { isConflict, isNotFound } from '../../client/errors';
+import { isNotFound } from '../../client/errors';
 import { EventRecorder } from '../../client/events';
 import { byNodeName, NODE_NAME_INDEX } from '../../client/indexer';
 import type { SharedInformer } from '../../client/informer';
@@ -22,6 +22,7 @@ import { objectKey, type KubeObject } from '../../client/types';
 import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerContext } from '../types';
 import { NodeHealthMap } from './node-health';
+import { NodeWriter, UPDATE_RETRIES } from './node-writes';
 import { RateLimitedTimedQueue } from './rate-limited-queue';
 import { TaintManager } from './taint-manager';
 import {
@@ -29,20 +30,15 @@ import {
   hasTaint,
   noScheduleTaintDiff,
   NOT_READY_NO_EXECUTE,
-  sameTaint,
   taintsOf,
-  timestamp,
   UNREACHABLE_NO_EXECUTE,
   type NodeCondition,
-  type Taint,
 } from './taints';
 import { zoneKey, ZoneStates, type ZoneState } from './zones';
 
 export const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 /** kube's nodeEvictionPeriod: how often the per-zone queues are worked */
 const EVICTION_PERIOD_MS = 100;
-/** kube's NodeHealthUpdateRetry */
-const UPDATE_RETRIES = 5;
 /** nodes with this label do not count towards their zone's disruption (NodeDisruptionExclusion) */
 const EXCLUDE_DISRUPTION_LABEL = 'node.kubernetes.io/exclude-disruption';
 /** kube's labelReconcileInfo: [stable label, beta label kept equal to it] */
@@ -70,6 +66,7 @@ export class NodeLifecycleController {
   readonly #leases: SharedInformer;
   readonly #taintManager?: TaintManager;
   readonly #health = new NodeHealthMap();
+  readonly #writer: NodeWriter;
   readonly #known = new Map<string, KubeObject>();
   readonly #zones: ZoneStates;
   /** per zone: nodes waiting for their NoExecute taint (taint mode) or the eviction of their pods */
@@ -89,6 +86,7 @@ export class NodeLifecycleController {
     this.#pods = o.ctx.informers.informerFor(RESOURCES.pods);
     this.#leases = o.ctx.informers.informerFor(RESOURCES.leases);
     this.#pods.addIndexer(NODE_NAME_INDEX, byNodeName);
+    this.#writer = new NodeWriter({ client: o.ctx.client, recorder: this.#recorder, logger: this.#log, nodes: this.#nodes, pods: this.#pods, now: this.#now });
     if (this.#s.enableTaintManager) {
       this.#taintManager = new TaintManager({
         client: o.ctx.client,
@@ -189,7 +187,7 @@ export class NodeLifecycleController {
       } else if (this.#retryPods.has(name) && observed.status !== 'True') {
         mark = true;
       }
-      if (mark && !(await this.#markPodsNotReady(pods, name))) {
+      if (mark && !(await this.#writer.markPodsNotReady(pods, name))) {
         this.#retryPods.add(name);
         continue;
       }
@@ -230,10 +228,10 @@ export class NodeLifecycleController {
     const name = node.metadata?.name ?? '';
     const taints = taintsOf(node);
     if (observed.status === 'False') {
-      if (hasTaint(taints, UNREACHABLE_NO_EXECUTE)) await this.#swapTaints(name, [NOT_READY_NO_EXECUTE], [UNREACHABLE_NO_EXECUTE]);
+      if (hasTaint(taints, UNREACHABLE_NO_EXECUTE)) await this.#writer.swapTaints(name, [NOT_READY_NO_EXECUTE], [UNREACHABLE_NO_EXECUTE]);
       else if (this.#zoneQueues.get(zoneKey(node))?.add(name, node.metadata?.uid ?? '')) this.#log.info({ node: name }, 'node is NotReady: adding it to the taint queue');
     } else if (observed.status === 'Unknown') {
-      if (hasTaint(taints, NOT_READY_NO_EXECUTE)) await this.#swapTaints(name, [UNREACHABLE_NO_EXECUTE], [NOT_READY_NO_EXECUTE]);
+      if (hasTaint(taints, NOT_READY_NO_EXECUTE)) await this.#writer.swapTaints(name, [UNREACHABLE_NO_EXECUTE], [NOT_READY_NO_EXECUTE]);
       else if (this.#zoneQueues.get(zoneKey(node))?.add(name, node.metadata?.uid ?? '')) this.#log.info({ node: name }, 'node is unresponsive: adding it to the taint queue');
     } else if (observed.status === 'True') {
       if (await this.#markNodeAsReachable(node)) this.#log.info({ node: name }, 'node is healthy again: removing all taints');
@@ -261,34 +259,11 @@ export class NodeLifecycleController {
     const name = node.metadata?.name ?? '';
     const taints = taintsOf(node);
     if (hasTaint(taints, UNREACHABLE_NO_EXECUTE) || hasTaint(taints, NOT_READY_NO_EXECUTE)) {
-      await this.#swapTaints(name, [], [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE]);
+      await this.#writer.swapTaints(name, [], [UNREACHABLE_NO_EXECUTE, NOT_READY_NO_EXECUTE]);
     }
     return this.#zoneQueues.get(zoneKey(node))?.remove(name) ?? false;
   }
 
-  /** nodeutil.MarkPodsNotReady: the Ready condition of each pod on the node becomes False */
-  async #markPodsNotReady(pods: KubeObject[], nodeName: string): Promise<boolean> {
-    let ok = true;
-    for (const pod of pods) {
-      if (((pod.spec ?? {}) as { nodeName?: string }).nodeName !== nodeName) continue;
-      const conditions = ((pod.status ?? {}) as { conditions?: NodeCondition[] }).conditions ?? [];
-      const ready = conditions.find((c) => c.type === 'Ready');
-      if (!ready || ready.status === 'False') continue;
-      const update = structuredClone(pod);
-      const cond = ((update.status as { conditions: NodeCondition[] }).conditions).find((c) => c.type === 'Ready')!;
-      cond.status = 'False';
-      cond.lastTransitionTime = timestamp(this.#now());
-      try {
-        await this.#ctx.client.update(RESOURCES.pods, update, 'status');
-        this.#recorder.event(pod, 'Warning', 'NodeNotReady', 'Node is not ready');
-      } catch (err) {
-        if (isNotFound(err)) continue;
-        this.#log.info({ pod: objectKey(pod), err: (err as Error).message }, 'could not mark a pod not ready');
-        ok = false;
-      }
-    }
-    return ok;
-  }
 
   // ---- zones ---------------------------------------------------------------------------------
 
@@ -331,8 +306,8 @@ export class NodeLifecycleController {
         const node = this.#nodes.store.get(name);
         if (!node) return { done: true };
         const status = conditionOf(node, 'Ready')?.status;
-        if (status === 'False') return { done: await this.#swapTaints(name, [NOT_READY_NO_EXECUTE], [UNREACHABLE_NO_EXECUTE]), retryAfterMs: 50 };
-        if (status === 'Unknown') return { done: await this.#swapTaints(name, [UNREACHABLE_NO_EXECUTE], [NOT_READY_NO_EXECUTE]), retryAfterMs: 50 };
+        if (status === 'False') return { done: await this.#writer.swapTaints(name, [NOT_READY_NO_EXECUTE], [UNREACHABLE_NO_EXECUTE]), retryAfterMs: 50 };
+        if (status === 'Unknown') return { done: await this.#writer.swapTaints(name, [UNREACHABLE_NO_EXECUTE], [NOT_READY_NO_EXECUTE]), retryAfterMs: 50 };
         return { done: true };
       });
     }
@@ -344,30 +319,12 @@ export class NodeLifecycleController {
       await queue.try(async (name, uid) => {
         const node = this.#nodes.store.get(name);
         if (!node) return { done: true };
-        const remaining = await this.#deletePods(node, uid);
+        const remaining = await this.#writer.deletePods(node, uid);
         return remaining ? { done: false, retryAfterMs: 50 } : { done: true };
       });
     }
   }
 
-  /** nodeutil.DeletePods: true when some pods remain to be deleted */
-  async #deletePods(node: KubeObject, uid: string): Promise<boolean> {
-    const name = node.metadata?.name ?? '';
-    this.#recorder.event({ kind: 'Node', metadata: { name, uid } }, 'Normal', 'DeletingAllPods', `Node ${name} event: Deleting all Pods from Node ${name}.`);
-    let remaining = false;
-    for (const pod of this.#pods.store.byIndex(NODE_NAME_INDEX, name)) {
-      if (pod.metadata?.deletionTimestamp) continue;
-      // DaemonSet pods would come back at once: kube leaves them
-      if (pod.metadata?.ownerReferences?.some((r) => r.controller && r.kind === 'DaemonSet')) continue;
-      this.#recorder.event(pod, 'Normal', 'NodeControllerEviction', `Marking for deletion Pod ${pod.metadata?.name} from Node ${name}`);
-      try {
-        await this.#ctx.client.delete(RESOURCES.pods, pod.metadata?.namespace, pod.metadata?.name ?? '');
-      } catch (err) {
-        if (!isNotFound(err)) remaining = true;
-      }
-    }
-    return remaining;
-  }
 
   // ---- node and pod updates ------------------------------------------------------------------
 
@@ -400,7 +357,7 @@ export class NodeLifecycleController {
     if (!node) return;
     const { add, remove } = noScheduleTaintDiff(node);
     if (add.length === 0 && remove.length === 0) return;
-    if (!(await this.#swapTaints(name, add, remove))) throw new Error(`could not update the taints of node ${name}`);
+    if (!(await this.#writer.swapTaints(name, add, remove))) throw new Error(`could not update the taints of node ${name}`);
   }
 
   /** processPod: a pod landing on (or changing on) a node that is not ready is marked not ready */
@@ -412,35 +369,8 @@ export class NodeLifecycleController {
     if (!health || !this.#nodes.store.get(nodeName)) return;
     const ready = health.conditions.find((c) => c.type === 'Ready');
     if (!ready || ready.status === 'True') return;
-    if (!(await this.#markPodsNotReady([pod], nodeName))) throw new Error(`could not mark pod ${key} not ready`);
+    if (!(await this.#writer.markPodsNotReady([pod], nodeName))) throw new Error(`could not mark pod ${key} not ready`);
   }
 
-  /**
-   * controller.SwapNodeControllerTaint: add taints (stamped now) and remove others, reading the
-   * node again after a conflict. False when the node could not be updated.
-   */
-  async #swapTaints(name: string, add: readonly Taint[], remove: readonly Taint[]): Promise<boolean> {
-    let node = this.#nodes.store.get(name);
-    for (let attempt = 0; attempt < UPDATE_RETRIES; attempt++) {
-      try {
-        if (!node || attempt > 0) node = await this.#ctx.client.get(RESOURCES.nodes, undefined, name);
-        const current = taintsOf(node);
-        let next = current.filter((t) => !remove.some((r) => sameTaint(r, t)));
-        for (const t of add) if (!hasTaint(next, t)) next = [...next, { ...t, timeAdded: timestamp(this.#now()) }];
-        if (next.length === current.length && next.every((t, i) => t === current[i])) return true;
-        const update = structuredClone(node);
-        (update.spec as { taints?: Taint[] }) = { ...((node.spec ?? {}) as object), taints: next.length ? next : undefined };
-        await this.#ctx.client.update(RESOURCES.nodes, update);
-        return true;
-      } catch (err) {
-        if (isNotFound(err)) return true;
-        if (!isConflict(err)) {
-          this.#log.info({ node: name, err: (err as Error).message }, 'could not update the node taints');
-          return false;
-        }
-      }
-    }
-    return false;
-  }
 }
 
