@@ -23,6 +23,10 @@ import { jobController } from './job';
 import { cronJobController } from './cronjob';
 import { ttlAfterFinishedController } from './ttlafterfinished';
 import { persistentVolumeBinderController, persistentVolumeExpanderController, pvProtectionController, pvcProtectionController } from './volume';
+import { nodeLifecycleController } from './nodelifecycle';
+import { nodeIpamController } from './nodeipam';
+import { ttlController } from './ttl';
+import { podGcController } from './podgc';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -50,4 +54,8 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [pvProtectionController.name, pvProtectionController],
   [pvcProtectionController.name, pvcProtectionController],
   [persistentVolumeExpanderController.name, persistentVolumeExpanderController],
+  [nodeLifecycleController.name, nodeLifecycleController],
+  [nodeIpamController.name, nodeIpamController],
+  [ttlController.name, ttlController],
+  [podGcController.name, podGcController],
 ]);
