@@ -97,13 +97,19 @@ export function nextRevision(sorted: readonly ControllerRevision[]): number {
  * give; when that name exists with the same data it is the answer, with other data the count
  * goes up and the name is hashed again. Returns the revision and the count used.
  */
-export async function createRevision(client: RestClient, rev: ControllerRevision, collisionCount: number, nameOf: (hash: string) => string): Promise<{ revision: ControllerRevision; collisionCount: number }> {
+export async function createRevision(
+  client: RestClient,
+  rev: ControllerRevision,
+  collisionCount: number,
+  nameOf: (hash: string) => string,
+  /** more labels that carry the hash (the DaemonSet's controller-revision-hash) */
+  hashLabels: readonly string[] = [],
+): Promise<{ revision: ControllerRevision; collisionCount: number }> {
   for (let count = collisionCount; ; count++) {
     const hash = hashRevision(rev.data, count);
-    const candidate: ControllerRevision = {
-      ...rev,
-      metadata: { ...rev.metadata, name: nameOf(hash), labels: { ...(rev.metadata?.labels ?? {}), [REVISION_HASH_LABEL]: hash } },
-    };
+    const labels: Record<string, string> = { ...(rev.metadata?.labels ?? {}), [REVISION_HASH_LABEL]: hash };
+    for (const l of hashLabels) labels[l] = hash;
+    const candidate: ControllerRevision = { ...rev, metadata: { ...rev.metadata, name: nameOf(hash), labels } };
     try {
       const created = (await client.create(RESOURCES.controllerRevisions, rev.metadata?.namespace, candidate)) as ControllerRevision;
       return { revision: created, collisionCount: count };
