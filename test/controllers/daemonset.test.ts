@@ -50,6 +50,7 @@ t.test('daemonset controller against the real server', { skip: missingKubectl('1
     const pod = pods[0]!;
     t.match(pod.metadata?.name, /^agent-[a-z0-9]{5}$/);
     t.match(pod.metadata?.ownerReferences, [{ kind: 'DaemonSet', name: 'agent', uid: ds.metadata?.uid, controller: true }]);
+    t.equal(ds.metadata?.annotations?.['deprecated.daemonset.template.generation'], '1', 'the server sets the template generation');
     t.equal(pod.metadata?.labels?.['pod-template-generation'], '1');
     t.ok(pod.metadata?.labels?.['controller-revision-hash'], 'hash label');
     const tolerations = (pod.spec as { tolerations: { key: string; effect: string }[] }).tolerations;
@@ -103,6 +104,8 @@ t.test('daemonset controller against the real server', { skip: missingKubectl('1
     });
     clearInterval(watcher);
     t.ok(pods.every((p) => p.metadata?.labels?.['pod-template-generation'] === '2'), 'generation 2');
+    const updated = await client.get(RESOURCES.daemonSets, 'default', 'agent');
+    t.equal(updated.metadata?.annotations?.['deprecated.daemonset.template.generation'], '2', 'a new template is a new template generation');
     t.ok(pods.every((p) => p.metadata?.labels?.['controller-revision-hash'] !== oldHash), 'new hash');
     t.ok(maxDown <= 2, `unavailability stayed bounded (${maxDown})`);
     const revisions = (await client.list(RESOURCES.controllerRevisions, 'default', { labelSelector: 'app=agent' })).items;

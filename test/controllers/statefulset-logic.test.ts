@@ -1,7 +1,10 @@
 /** Pure logic of the StatefulSet controller and of ControllerRevision history. */
 import t from 'tap';
 import type { KubeObject } from '../../src/client/types';
+import { ApiError } from '../../src/client/errors';
+import type { RestClient } from '../../src/client/rest-client';
 import {
+  createRevision,
   equalRevision,
   hashRevision,
   newRevision,
@@ -56,6 +59,28 @@ t.test('revision names, hashes and snapshots', async (t) => {
   t.ok(equalRevision(rev, newRevision(s, {}, templatePatch(s), 9, 3)), 'equal data, whatever the labels and number');
   t.notOk(equalRevision(rev, newRevision(set({ template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } }), {}, null, 1)));
   t.equal(revisionName('x'.repeat(300), 'h').length, 225, 'prefix cut to 223');
+});
+
+t.test('a name taken by other data is a collision: the count goes up', async (t) => {
+  const s = set();
+  const stored = new Map<string, KubeObject>();
+  const squatter = newRevision(s, {}, { other: true }, 1);
+  const wanted = newRevision(s, { app: 'web' }, templatePatch(s), 2);
+  stored.set(`web-${hashRevision(wanted.data, 0)}`, squatter);
+  const client = {
+    create: async (_ref: unknown, _ns: unknown, obj: KubeObject) => {
+      const name = obj.metadata!.name!;
+      if (stored.has(name)) throw new ApiError(409, { kind: 'Status', reason: 'AlreadyExists', message: 'exists' });
+      stored.set(name, obj);
+      return obj;
+    },
+    get: async (_ref: unknown, _ns: unknown, name: string) => stored.get(name)!,
+  } as unknown as RestClient;
+  const created = await createRevision(client, wanted, 0, (h) => revisionName('web', h));
+  t.equal(created.collisionCount, 1);
+  t.equal(created.revision.metadata?.name, `web-${hashRevision(wanted.data, 1)}`);
+  const again = await createRevision(client, wanted, 1, (h) => revisionName('web', h));
+  t.equal(again.revision.metadata?.name, created.revision.metadata?.name, 'the same data under its name is the answer');
 });
 
 t.test('sorting and truncating history', async (t) => {

@@ -263,7 +263,11 @@ export class DaemonSetController {
       const created = await this.#ctx.client.create(RESOURCES.pods, ds.metadata?.namespace, pod);
       this.#ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
     } catch (err) {
-      if (errorMessage(err).includes('because it is being terminated')) return;
+      if (errorMessage(err).includes('because it is being terminated')) {
+        // no pod will come: stop waiting for it, but do not retry either (kube's NamespaceTerminatingCause)
+        this.#expectations.creationObserved(objectKey(ds));
+        return;
+      }
       this.#ctx.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(err)}`);
       throw err;
     }
