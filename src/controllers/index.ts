@@ -27,6 +27,8 @@ import { nodeLifecycleController } from './nodelifecycle';
 import { nodeIpamController } from './nodeipam';
 import { ttlController } from './ttl';
 import { podGcController } from './podgc';
+import { statefulSetController } from './statefulset';
+import { daemonSetController } from './daemonset';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -58,4 +60,6 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [nodeIpamController.name, nodeIpamController],
   [ttlController.name, ttlController],
   [podGcController.name, podGcController],
+  [statefulSetController.name, statefulSetController],
+  [daemonSetController.name, daemonSetController],
 ]);

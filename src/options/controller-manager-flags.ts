@@ -116,7 +116,7 @@ export const controllerLimitOptions: OptionGroup = Object.freeze({
     option('concurrent-service-endpoint-syncs', 'int', 'endpoint slice syncs at once', { default: '5', supported: true, validate: atLeast(1) }),
     option('concurrent-service-syncs', 'int', 'services synced at once', { default: '1' }),
     option('concurrent-serviceaccount-token-syncs', 'int', 'service account token objects synced at once', { default: '5', supported: true, validate: atLeast(1) }),
-    option('concurrent-statefulset-syncs', 'int', 'stateful sets synced at once', { default: '5', validate: atLeast(1) }),
+    option('concurrent-statefulset-syncs', 'int', 'stateful sets synced at once', { default: '5', supported: true, validate: atLeast(1) }),
     option('concurrent-ttl-after-finished-syncs', 'int', 'workers of the ttl-after-finished controller', { default: '5', supported: true, validate: atLeast(1) }),
     option('concurrent_rc_syncs', 'int', 'replication controllers synced at once', { default: '5', supported: true, validate: atLeast(1) }),
     option('mirroring-concurrent-service-endpoint-syncs', 'int', 'mirroring controller syncs at once', { default: '5', supported: true }),

@@ -8,6 +8,9 @@ import { age, ageColumn, column, containerCells, containerColumns, formatLabels,
 import { ensureObj, int, isObj, objAt, setDefault, str } from '../util';
 import { intOrPercentValue, notMoreThan100Percent, validatePositiveIntOrPercent } from './int-or-percent';
 
+/** apps/v1's form of kube's DaemonSet spec.templateGeneration */
+export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
+
 function defaults(obj: KubeObject): void {
   const spec = ensureObj(obj, 'spec');
   const strategy = ensureObj(spec, 'updateStrategy');
@@ -80,6 +83,15 @@ export function daemonSetKind(): KindDefinition {
       defaults,
       prepareForCreate(obj) {
         obj.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
+        // kube's internal spec.templateGeneration, which apps/v1 carries as this annotation
+        obj.metadata = { ...obj.metadata, annotations: { ...(obj.metadata?.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: '1' } };
+      },
+      prepareForUpdate(obj, old) {
+        // a new template is a new template generation; otherwise the old one stays
+        const before = Number(old.metadata?.annotations?.[TEMPLATE_GENERATION_ANNOTATION] ?? '0') || 0;
+        const changed = JSON.stringify(objAt(objAt(obj, 'spec'), 'template') ?? null) !== JSON.stringify(objAt(objAt(old, 'spec'), 'template') ?? null);
+        const generation = String(changed ? before + 1 : before);
+        obj.metadata = { ...obj.metadata, annotations: { ...(obj.metadata?.annotations ?? {}), [TEMPLATE_GENERATION_ANNOTATION]: generation } };
       },
       validate,
     },
