@@ -16,6 +16,7 @@ import { serviceAccountController } from './serviceaccount/serviceaccounts-contr
 import { serviceAccountTokenController } from './serviceaccount/tokens-controller';
 import { replicaSetController, replicationControllerController } from './replicaset';
 import { deploymentController } from './deployment';
+import { resourceQuotaController } from './resourcequota';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -33,4 +34,5 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [replicaSetController.name, replicaSetController],
   [replicationControllerController.name, replicationControllerController],
   [deploymentController.name, deploymentController],
+  [resourceQuotaController.name, resourceQuotaController],
 ]);
