@@ -17,6 +17,7 @@ import { serviceAccountTokenController } from './serviceaccount/tokens-controlle
 import { replicaSetController, replicationControllerController } from './replicaset';
 import { deploymentController } from './deployment';
 import { resourceQuotaController } from './resourcequota';
+import { disruptionController } from './disruption';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -35,4 +36,5 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [replicationControllerController.name, replicationControllerController],
   [deploymentController.name, deploymentController],
   [resourceQuotaController.name, resourceQuotaController],
+  [disruptionController.name, disruptionController],
 ]);
