@@ -18,6 +18,7 @@ import { replicaSetController, replicationControllerController } from './replica
 import { deploymentController } from './deployment';
 import { resourceQuotaController } from './resourcequota';
 import { disruptionController } from './disruption';
+import { horizontalPodAutoscalerController } from './podautoscaler';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -37,4 +38,5 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [deploymentController.name, deploymentController],
   [resourceQuotaController.name, resourceQuotaController],
   [disruptionController.name, disruptionController],
+  [horizontalPodAutoscalerController.name, horizontalPodAutoscalerController],
 ]);
