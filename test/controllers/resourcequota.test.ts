@@ -95,6 +95,19 @@ t.test('resourcequota controller against the real server', async (t) => {
     t.ok(await client.create(RESOURCES.pods, 'grow', pod('b')));
   });
 
+  await t.test('a service update is charged what it adds', async (t) => {
+    await ns('upd');
+    await client.create(RESOURCES.resourceQuotas, 'upd', quota('q', { 'services.nodeports': '1' }));
+    await usedIs('upd', 'q', { 'services.nodeports': '0' });
+    const a = await client.create(RESOURCES.services, 'upd', service('a', 'NodePort'));
+    const b = await client.create(RESOURCES.services, 'upd', service('b'));
+    t.equal((await used('upd', 'q'))?.['services.nodeports'], '1');
+    await t.rejects(client.update(RESOURCES.services, { ...b, spec: { ...(b.spec as object), type: 'NodePort' } }), {
+      code: 403, message: /services "b" is forbidden: exceeded quota: q, requested: services.nodeports=1, used: services.nodeports=1, limited: services.nodeports=1/,
+    });
+    t.ok(await client.update(RESOURCES.services, { ...a, metadata: { ...a.metadata, labels: { x: 'y' } } }), 'an update adding nothing passes');
+  });
+
   await t.test('concurrent creates cannot both take the last unit', async (t) => {
     await ns('race');
     await client.create(RESOURCES.resourceQuotas, 'race', quota('q', { 'count/configmaps': '3' }));

@@ -8,6 +8,7 @@
  * - a quota whose status has no use recorded for those resources refuses (`status unknown for quota: q, resource: pods`);
  * - when status.used plus what the object adds passes status.hard the create is refused in kube's
  *   words (`exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2`);
+ * - services and claims are also charged on update, for what the update adds (a NodePort, more storage);
  * - otherwise the object's use is added to status.used (not on dry-run), written with the quota's
  *   resourceVersion: a concurrent writer (another server, the controller) makes the check start
  *   again from the newest quotas, so two creates cannot both take the last unit. Checks of one
@@ -72,7 +73,10 @@ export function resourceQuota(ctx: AdmissionPluginContext): Admission {
       if (restricted.some((n) => used[n] === undefined)) {
         throw admissionForbidden(a, `status unknown for quota: ${quotaName}, resource: ${restricted.join(',')}`);
       }
-      const requested = Object.fromEntries(restricted.map((n) => [n, usageOf(a.kind, obj, n)] as const));
+      // an update is charged what it adds (kube's SubtractWithNonNegativeResult against the old object's use)
+      const previous = a.operation === 'UPDATE' && a.oldObject ? a.oldObject : undefined;
+      const requested = Object.fromEntries(restricted.map((n) => [n, Math.max(0, usageOf(a.kind, obj, n) - (previous ? usageOf(a.kind, previous, n) : 0))] as const));
+      if (previous && restricted.every((n) => requested[n] === 0)) continue;
       const usedNow = Object.fromEntries(restricted.map((n) => [n, parseQuantity(used[n]) ?? 0] as const));
       const exceeded = restricted.filter((n) => usedNow[n] + requested[n] > (parseQuantity(hard[n]) ?? 0));
       if (exceeded.length) {
@@ -113,8 +117,9 @@ export function resourceQuota(ctx: AdmissionPluginContext): Admission {
   };
 
   return validating(async (a) => {
-    // kube charges creates (and updates that grow usage; pods' resources do not change on update)
-    if (a.operation !== 'CREATE' || a.subresource !== '' || !a.object || !a.namespace || !a.kind.namespaced) return;
+    // kube's evaluators handle creates; services and claims also on update (a new type, a larger request)
+    const updateCharged = a.operation === 'UPDATE' && a.kind.group === '' && (a.kind.resource === 'services' || a.kind.resource === 'persistentvolumeclaims');
+    if ((a.operation !== 'CREATE' && !updateCharged) || a.subresource !== '' || !a.object || !a.namespace || !a.kind.namespaced) return;
     await serialized(a.namespace, () => charge(a));
   });
 }
