@@ -60,3 +60,20 @@ t.test('conditions keep their transition time while the status holds; durations 
   t.equal(parseDuration('1m30s'), 90_000);
   t.equal(parseDuration('500ms'), 500);
 });
+
+t.test('behavior: stabilization in both directions, policies, scale events', async (t) => {
+  const { boundWithBehavior, stabilizeWithBehavior, storeScaleEvent } = await import('../../src/controllers/podautoscaler/behavior');
+  // the server's defaults for a present behavior: up 4 pods or 100% per 15s (Max), down 100% per 15s
+  const behavior = {
+    scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },
+    scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 1, periodSeconds: 30 }] },
+  };
+  const memory = { recommendations: [{ replicas: 8, at: NOW - 30_000 }], scaleUpEvents: [], scaleDownEvents: [] };
+  t.match(stabilizeWithBehavior(memory, behavior, 6, 3, 300, NOW), { replicas: 8, reason: 'ScaleDownStabilized' });
+  t.match(stabilizeWithBehavior(memory, behavior, 2, 5, 300, NOW), { replicas: 5, reason: 'ScaleUpStabilized' }, 'no up window');
+  t.same(boundWithBehavior(memory, behavior, 2, 20, 1, 30, NOW), { replicas: 6, reason: 'ScaleUpLimit', message: 'the desired replica count is increasing faster than the maximum scale rate' }, 'max(2+4, 2*2)');
+  storeScaleEvent(memory, behavior, 2, 6, NOW);
+  t.equal(boundWithBehavior(memory, behavior, 6, 20, 1, 30, NOW + 1000).replicas, 6, 'the period\'s rescale counts against the limit');
+  t.same(boundWithBehavior(memory, behavior, 6, 2, 1, 30, NOW), { replicas: 5, reason: 'ScaleDownLimit', message: 'the desired replica count is decreasing faster than the maximum scale rate' });
+  t.equal(boundWithBehavior(memory, { ...behavior, scaleDown: { selectPolicy: 'Disabled' } }, 6, 2, 1, 30, NOW).replicas, 6, 'disabled');
+});

@@ -5,7 +5,7 @@
  * Every HPA is reconciled once per --horizontal-pod-autoscaler-sync-period: its target's scale
  * subresource gives the current replicas and the pods' selector; each metric proposes a replica
  * count (resource metrics from metrics.k8s.io, see replica-calculator.ts), the highest wins, the
- * proposal is stabilized and bounded (normalize.ts), the scale is updated when it changes, and the
+ * proposal is stabilized and bounded (normalize.ts, or behavior.ts with spec.behavior), the scale is updated when it changes, and the
  * status (replicas, current metrics, lastScaleTime, the AbleToScale, ScalingActive and
  * ScalingLimited conditions) is written when it differs.
  */
@@ -22,7 +22,8 @@ import { objectKey, type KubeObject, type ResourceRef } from '../../client/types
 import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerContext } from '../types';
 import { resourceMetrics } from './metrics-client';
-import { boundReplicas, setCondition, stabilize, type HpaCondition, type Recommendation } from './normalize';
+import { boundWithBehavior, stabilizeWithBehavior, storeScaleEvent, type Behavior, type BehaviorMemory } from './behavior';
+import { boundReplicas, setCondition, stabilize, type HpaCondition } from './normalize';
 import { resourceReplicas, type PodMetric } from './replica-calculator';
 
 /** the version kube's controller reconciles in; Ballast serves it (RESOURCES names autoscaling/v1) */
@@ -50,7 +51,7 @@ interface HpaSpec {
   minReplicas?: number;
   maxReplicas?: number;
   metrics?: MetricSpec[];
-  behavior?: unknown;
+  behavior?: Behavior;
 }
 
 interface HpaStatus {
@@ -81,8 +82,8 @@ export class HorizontalController {
   readonly #hpas: SharedInformer;
   readonly #pods: SharedInformer;
   readonly #discovery: DiscoveryClient;
-  /** kube's recommendations: each HPA's recent proposals, for the downscale stabilization window */
-  readonly #recommendations = new Map<string, Recommendation[]>();
+  /** kube's recommendations and scale events: each HPA's recent proposals and rescales */
+  readonly #recommendations = new Map<string, BehaviorMemory>();
 
   constructor(ctx: ControllerContext) {
     this.#ctx = ctx;
@@ -156,7 +157,7 @@ export class HorizontalController {
     state.condition('AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale");
     const currentReplicas = scale.spec?.replicas ?? 0;
     const now = Date.now();
-    if (!this.#recommendations.has(key)) this.#recommendations.set(key, [{ replicas: currentReplicas, at: now }]);
+    if (!this.#recommendations.has(key)) this.#recommendations.set(key, { recommendations: [{ replicas: currentReplicas, at: now }], scaleUpEvents: [], scaleDownEvents: [] });
 
     const minReplicas = spec.minReplicas ?? 1;
     const maxReplicas = spec.maxReplicas ?? 0;
@@ -186,7 +187,9 @@ export class HorizontalController {
       desiredReplicas = proposal.replicas;
       if (desiredReplicas > currentReplicas) rescaleReason = `${proposal.metric} above target`;
       if (desiredReplicas < currentReplicas) rescaleReason = 'All metrics below target';
-      desiredReplicas = this.#normalize(key, state, currentReplicas, desiredReplicas, minReplicas, maxReplicas, settings.downscaleStabilizationMs, now);
+      desiredReplicas = spec.behavior
+        ? this.#normalizeWithBehavior(key, spec.behavior, state, currentReplicas, desiredReplicas, minReplicas, maxReplicas, Math.trunc(settings.downscaleStabilizationMs / 1000), now)
+        : this.#normalize(key, state, currentReplicas, desiredReplicas, minReplicas, maxReplicas, settings.downscaleStabilizationMs, now);
       rescale = desiredReplicas !== currentReplicas;
     }
 
@@ -202,16 +205,17 @@ export class HorizontalController {
       state.condition('AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desiredReplicas}`);
       this.#recorder.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desiredReplicas}; reason: ${rescaleReason}`);
       this.#log.info({ key, currentReplicas, desiredReplicas, reason: rescaleReason }, 'successful rescale');
+      const memory = this.#recommendations.get(key);
+      if (spec.behavior && memory) storeScaleEvent(memory, spec.behavior, currentReplicas, desiredReplicas, Date.now());
     } else {
       desiredReplicas = currentReplicas;
     }
     state.set(currentReplicas, desiredReplicas, metricStatuses, rescale ? timestamp(Date.now()) : undefined);
   }
 
-  /** kube's normalizeDesiredReplicas (HPAs without behavior; a behavior's stabilization window is used when it gives one) */
+  /** kube's normalizeDesiredReplicas (HPAs without behavior) */
   #normalize(key: string, state: HpaState, current: number, proposal: number, min: number, max: number, windowMs: number, now: number): number {
-    const history = this.#recommendations.get(key) ?? [];
-    this.#recommendations.set(key, history);
+    const history = this.#recommendations.get(key)?.recommendations ?? [];
     const stabilized = stabilize(history, proposal, windowMs, now);
     if (stabilized !== proposal) {
       state.condition('AbleToScale', 'True', 'ScaleDownStabilized', 'recent recommendations were higher than current one, applying the highest recent recommendation');
@@ -220,6 +224,18 @@ export class HorizontalController {
     }
     const bounded = boundReplicas(current, stabilized, min, max);
     state.condition('ScalingLimited', bounded.replicas === stabilized ? 'False' : 'True', bounded.reason, bounded.message);
+    return bounded.replicas;
+  }
+
+  /** kube's normalizeDesiredReplicasWithBehaviors */
+  #normalizeWithBehavior(key: string, behavior: Behavior, state: HpaState, current: number, proposal: number, min: number, max: number, defaultDownWindowS: number, now: number): number {
+    const memory = this.#recommendations.get(key) ?? { recommendations: [], scaleUpEvents: [], scaleDownEvents: [] };
+    this.#recommendations.set(key, memory);
+    const stabilized = stabilizeWithBehavior(memory, behavior, current, proposal, defaultDownWindowS, now);
+    if (stabilized.replicas !== proposal) state.condition('AbleToScale', 'True', stabilized.reason, stabilized.message);
+    else state.condition('AbleToScale', 'True', 'ReadyForNewScale', 'recommended size matches current size');
+    const bounded = boundWithBehavior(memory, behavior, current, stabilized.replicas, min, max, now);
+    state.condition('ScalingLimited', bounded.replicas === stabilized.replicas ? 'False' : 'True', bounded.reason, bounded.message);
     return bounded.replicas;
   }
 
