@@ -90,6 +90,31 @@ t.test('disruption controller against the real server', async (t) => {
     await t.rejects(evict('bare'), { code: 429 });
   });
 
+  await t.test('a custom controller: its scale subresource gives the expected pods', async (t) => {
+    await client.create(RESOURCES.customResourceDefinitions, undefined, {
+      apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'pools.example.com' },
+      spec: {
+        group: 'example.com', scope: 'Namespaced', names: { plural: 'pools', singular: 'pool', kind: 'Pool' },
+        versions: [{
+          name: 'v1', served: true, storage: true,
+          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          subresources: { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
+        }],
+      },
+    });
+    const pools = { group: 'example.com', version: 'v1', resource: 'pools', kind: 'Pool', namespaced: true };
+    const pool = await waitFor('the Pool kind served', () => client.create(pools, 'default', { apiVersion: 'example.com/v1', kind: 'Pool', metadata: { name: 'p' }, spec: { replicas: 4 } }).catch(() => undefined));
+    for (const name of ['p-1', 'p-2']) {
+      await client.create(RESOURCES.pods, 'default', {
+        apiVersion: 'v1', kind: 'Pod',
+        metadata: { name, labels: { app: 'pool' }, ownerReferences: [{ apiVersion: 'example.com/v1', kind: 'Pool', name: 'p', uid: pool.metadata!.uid!, controller: true }] },
+        spec: { containers: [{ name: 'c', image: 'busybox' }] },
+      });
+    }
+    await client.create(RESOURCES.podDisruptionBudgets, 'default', budget('pool', 'pool', { maxUnavailable: 1 }));
+    t.match(await statusIs('pool', { currentHealthy: 2 }), { expectedPods: 4, desiredHealthy: 3, disruptionsAllowed: 0 });
+  });
+
   await t.test('no pods: NoPods, nothing allowed', async (t) => {
     await client.create(RESOURCES.podDisruptionBudgets, 'default', budget('none', 'none', { minAvailable: 1 }));
     t.match(await statusIs('none', { observedGeneration: 1 }), { expectedPods: 0, currentHealthy: 0, desiredHealthy: 1, disruptionsAllowed: 0 });

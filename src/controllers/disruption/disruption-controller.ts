@@ -215,9 +215,9 @@ export class DisruptionController {
     const resource = resources.find((r) => r.group === group && r.kind === ref.kind && r.namespaced);
     if (!resource) return undefined;
     try {
-      const owner = await this.#ctx.client.get(resource, namespace, ref.name);
-      if (owner.metadata?.uid !== ref.uid) return undefined;
+      // only the scale is read (the controller's role allows `get */scale`); it carries the owner's uid
       const scale = await this.#ctx.client.get(resource, namespace, ref.name, 'scale');
+      if (scale.metadata?.uid !== ref.uid) return undefined;
       return { uid: ref.uid, replicas: ((scale.spec ?? {}) as { replicas?: number }).replicas ?? 0 };
     } catch (err) {
       if (isNotFound(err)) return undefined;
