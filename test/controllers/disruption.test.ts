@@ -85,7 +85,7 @@ t.test('disruption controller against the real server', async (t) => {
       const e = (await client.list(RESOURCES.events, 'default')).items.filter((x) => (x.involvedObject as { name?: string }).name === 'bare' && (x.involvedObject as { kind?: string }).kind === 'PodDisruptionBudget');
       return e.length >= 2 && e;
     });
-    t.match(events.find((e) => e.reason === 'NoControllerRef'), { type: 'Warning', message: 'found no controller ref for pod "bare"' });
+    t.match(events.find((e) => e.reason === 'NoControllerRef'), { type: 'Warning', message: 'found no controller ref for pod "bare"', source: { component: 'controllermanager' } });
     t.match(events.find((e) => e.reason === 'CalculateExpectedPodCountFailed'), { type: 'Warning', message: 'Failed to calculate the number of expected pods: found no controller ref for pod "bare"' });
     await t.rejects(evict('bare'), { code: 429 });
   });
