@@ -108,6 +108,11 @@ t.test('horizontalpodautoscaling controller against the real server', async (t) 
     });
     t.match(e.find((x) => x.reason === 'FailedComputeMetricsReplicas')?.message, /^invalid metrics \(1 invalid out of 1\), first error is: failed to get cpu utilization: unable to get metrics for resource cpu/);
     t.equal((await client.get(RESOURCES.deployments, 'default', 'idle')).spec?.replicas, 2, 'not scaled');
+    // later syncs find the same status and do not write it again
+    const rv = (await client.get(HPA_V2BETA2, 'default', 'idle')).metadata?.resourceVersion;
+    const seen = (await events('idle')).find((x) => x.reason === 'FailedGetResourceMetric')?.count as number;
+    await waitFor('two more syncs', async () => ((await events('idle')).find((x) => x.reason === 'FailedGetResourceMetric')?.count as number) >= seen + 2);
+    t.equal((await client.get(HPA_V2BETA2, 'default', 'idle')).metadata?.resourceVersion, rv, 'status not rewritten');
   });
 
   await t.test('with metrics: scales a Deployment up on high CPU, then holds at maxReplicas', async (t) => {

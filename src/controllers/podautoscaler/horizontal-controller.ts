@@ -21,6 +21,7 @@ import { RESOURCES } from '../../client/resources';
 import { objectKey, type KubeObject, type ResourceRef } from '../../client/types';
 import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerContext } from '../types';
+import { canonicalJson } from '../util/hash';
 import { resourceMetrics } from './metrics-client';
 import { boundWithBehavior, stabilizeWithBehavior, storeScaleEvent, type Behavior, type BehaviorMemory } from './behavior';
 import { boundReplicas, setCondition, stabilize, type HpaCondition } from './normalize';
@@ -340,7 +341,8 @@ export class HorizontalController {
   }
 
   async #writeStatus(cached: KubeObject, original: HpaStatus, status: HpaStatus): Promise<void> {
-    if (JSON.stringify(original) === JSON.stringify(status)) return;
+    // the server writes the fields Go never omits (an empty currentMetrics): compare without them
+    if (comparable(original) === comparable(status)) return;
     try {
       await this.#ctx.client.update(HPA_V2BETA2, { ...cached, apiVersion: 'autoscaling/v2beta2', kind: 'HorizontalPodAutoscaler', status }, 'status');
     } catch (err) {
@@ -381,6 +383,11 @@ class HpaState {
   setCurrentReplicas(currentReplicas: number): void {
     this.set(currentReplicas, this.status.desiredReplicas ?? 0, this.status.currentMetrics);
   }
+}
+
+/** the status without null or empty lists, keys sorted */
+function comparable(status: HpaStatus): string {
+  return canonicalJson(JSON.parse(JSON.stringify(status, (_k, v: unknown) => (v === null || (Array.isArray(v) && v.length === 0) ? undefined : v))));
 }
 
 /** resource.NewMilliQuantity(v, DecimalSI).String(): whole units when exact, else milli */
