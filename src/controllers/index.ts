@@ -29,6 +29,9 @@ import { ttlController } from './ttl';
 import { podGcController } from './podgc';
 import { statefulSetController } from './statefulset';
 import { daemonSetController } from './daemonset';
+import { resourceQuotaController } from './resourcequota';
+import { disruptionController } from './disruption';
+import { horizontalPodAutoscalerController } from './podautoscaler';
 
 export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<string, ControllerDefinition>([
   // one line per controller: [definition.name, definition]
@@ -62,4 +65,7 @@ export const CONTROLLERS: ReadonlyMap<string, ControllerDefinition> = new Map<st
   [podGcController.name, podGcController],
   [statefulSetController.name, statefulSetController],
   [daemonSetController.name, daemonSetController],
+  [resourceQuotaController.name, resourceQuotaController],
+  [disruptionController.name, disruptionController],
+  [horizontalPodAutoscalerController.name, horizontalPodAutoscalerController],
 ]);

@@ -2,7 +2,8 @@ import t from 'tap';
 import type { KubeObject } from '../../src/api/kind';
 import { pod, write, dryRun } from '../helpers/registry-fixture';
 import { rejects } from '../helpers/registry-assert';
-import { admissionFixture } from './admission-fixture';
+import { admissionFixture, type AdmissionFixture } from './admission-fixture';
+import { calculateStatus } from '../../src/controllers/resourcequota/usage';
 
 function podWith(name: string, resources?: Record<string, unknown>): KubeObject {
   const p = pod(name);
@@ -12,6 +13,14 @@ function podWith(name: string, resources?: Record<string, unknown>): KubeObject 
 
 const limitRange = (limits: unknown[]): KubeObject => ({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr' }, spec: { limits } });
 const quota = (hard: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard } });
+
+/** what the resourcequota controller does for quota q (the admission enforces its status, as kube's) */
+async function account(f: AdmissionFixture): Promise<void> {
+  const q = await f.registry.get(f.target('resourcequotas', 'default', 'q'), {});
+  const objects = new Map<string, KubeObject[]>();
+  for (const resource of ['pods', 'configmaps']) objects.set(resource, (await f.registry.list(f.target(resource, 'default'), {})).items);
+  await f.registry.updateStatus(f.target('resourcequotas', 'default', 'q'), { ...q, status: calculateStatus(q, (k) => objects.get(k.resource) ?? []) }, write);
+}
 
 t.test('LimitRanger: default requests and limits with kube\'s annotation', async (t) => {
   const f = await admissionFixture(['LimitRanger']);
@@ -47,6 +56,10 @@ t.test('ResourceQuota: object counts charged at admission, refusals in kube\'s w
   const f = await admissionFixture(['ResourceQuota']);
   t.teardown(() => f.close());
   await f.registry.create(f.target('resourcequotas', 'default'), quota({ pods: '2', 'count/configmaps': '5' }), write);
+  // kube enforces the quota once its controller has written status.hard
+  await f.registry.create(f.target('pods', 'default'), pod('early'), write);
+  await f.registry.delete(f.target('pods', 'default', 'early'), { dryRun: false });
+  await account(f);
   await f.registry.create(f.target('pods', 'default'), pod('a'), write);
   let q = await f.registry.get(f.target('resourcequotas', 'default', 'q'), {});
   t.same(q.status, { hard: { pods: '2', 'count/configmaps': '5' }, used: { pods: '1', 'count/configmaps': '0' } });
@@ -55,8 +68,11 @@ t.test('ResourceQuota: object counts charged at admission, refusals in kube\'s w
     'pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
   await rejects(t, f.registry.create(f.target('pods', 'default'), pod('c'), write), 403, 'Forbidden',
     'pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
-  // a deleted pod frees its unit (the use is counted from the stored objects)
+  // a deleted pod frees its unit once the controller counts again
   await f.registry.delete(f.target('pods', 'default', 'a'), { dryRun: false });
+  await rejects(t, f.registry.create(f.target('pods', 'default'), pod('c'), write), 403, 'Forbidden',
+    'pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
+  await account(f);
   await f.registry.create(f.target('pods', 'default'), pod('c'), write);
   q = await f.registry.get(f.target('resourcequotas', 'default', 'q'), {});
   t.equal((q.status as { used: Record<string, string> }).used.pods, '2');
@@ -66,8 +82,9 @@ t.test('ResourceQuota: dry-run does not charge; concurrent creates cannot both t
   const f = await admissionFixture(['ResourceQuota']);
   t.teardown(() => f.close());
   await f.registry.create(f.target('resourcequotas', 'default'), quota({ pods: '1' }), write);
+  await account(f);
   await f.registry.create(f.target('pods', 'default'), pod('dry'), dryRun);
-  t.equal((await f.registry.get(f.target('resourcequotas', 'default', 'q'), {})).status?.used, undefined, 'no status written by dry-run');
+  t.same((await f.registry.get(f.target('resourcequotas', 'default', 'q'), {})).status?.used, { pods: '0' }, 'nothing charged by dry-run');
   const results = await Promise.allSettled(['x', 'y', 'z'].map((n) => f.registry.create(f.target('pods', 'default'), pod(n), write)));
   t.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
 });
@@ -76,6 +93,7 @@ t.test('ResourceQuota: compute resources must be specified and are summed', asyn
   const f = await admissionFixture(['ResourceQuota']);
   t.teardown(() => f.close());
   await f.registry.create(f.target('resourcequotas', 'default'), quota({ 'requests.cpu': '1', 'limits.memory': '1Gi' }), write);
+  await account(f);
   await rejects(t, f.registry.create(f.target('pods', 'default'), pod('bare'), write), 403, 'Forbidden',
     'pods "bare" is forbidden: failed quota: q: must specify limits.memory,requests.cpu');
   await f.registry.create(f.target('pods', 'default'), podWith('a', { requests: { cpu: '600m' }, limits: { memory: '512Mi' } }), write);
@@ -83,6 +101,17 @@ t.test('ResourceQuota: compute resources must be specified and are summed', asyn
   t.same((q.status as { used: unknown }).used, { 'requests.cpu': '600m', 'limits.memory': '512Mi' });
   await rejects(t, f.registry.create(f.target('pods', 'default'), podWith('b', { requests: { cpu: '600m' }, limits: { memory: '512Mi' } }), write), 403, 'Forbidden',
     'pods "b" is forbidden: exceeded quota: q, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1');
+});
+
+t.test('ResourceQuota: a status without the use of a hard resource refuses (status unknown)', async (t) => {
+  const f = await admissionFixture(['ResourceQuota']);
+  t.teardown(() => f.close());
+  const q = (await f.registry.create(f.target('resourcequotas', 'default'), quota({ pods: '3' }), write)).object;
+  await f.registry.updateStatus(f.target('resourcequotas', 'default', 'q'), { ...q, status: { hard: { pods: '3' } } }, write);
+  await rejects(t, f.registry.create(f.target('pods', 'default'), pod('a'), write), 403, 'Forbidden',
+    'pods "a" is forbidden: status unknown for quota: q, resource: pods');
+  const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' } };
+  t.ok((await f.registry.create(f.target('configmaps', 'default'), cm, write)).object, 'kinds the quota does not count pass');
 });
 
 t.test('LimitRanger: Pod items check the sums of the containers', async (t) => {

@@ -18,7 +18,7 @@ const controllerRef = (pod: KubeObject) => pod.metadata?.ownerReferences?.find((
 
 t.test('replicaset and replicationcontroller controllers against the real server', { skip: missingKubectl('1.32') }, async (t) => {
   const server = await startApiServer(t);
-  const { client } = startControllers(t, server, ['replicaset', 'replicationcontroller']);
+  const { client } = startControllers(t, server, ['replicaset', 'replicationcontroller', 'resourcequota']);
   const node = startFakeNode(t, client);
   const podsOf = async (selector: string) => (await client.list(RESOURCES.pods, 'default', { labelSelector: selector })).items.filter((p) => !p.metadata?.deletionTimestamp);
   const events = async (reason: string) => (await client.list(RESOURCES.events, 'default')).items.filter((e) => e.reason === reason);
@@ -118,6 +118,8 @@ t.test('replicaset and replicationcontroller controllers against the real server
   await t.test('quota refusals: FailedCreate and the ReplicaFailure condition', async (t) => {
     await client.create(RESOURCES.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'q' } });
     await client.create(RESOURCES.resourceQuotas, 'q', { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'pods' }, spec: { hard: { pods: '1' } } });
+    // enforced once the resourcequota controller has accounted for it
+    await waitFor('quota status', async () => ((await client.get(RESOURCES.resourceQuotas, 'q', 'pods')).status as { used?: { pods?: string } } | undefined)?.used?.pods === '0');
     await client.create(RESOURCES.replicaSets, 'q', replicaSet('big', 3, { app: 'big' }));
     const cond = await waitFor('ReplicaFailure', async () => {
       const s = (await client.get(RESOURCES.replicaSets, 'q', 'big')).status as { conditions?: { type: string }[] };

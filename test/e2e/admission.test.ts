@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir } from './harness';
+import { startControllers } from '../helpers/controllers';
+import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir, waitFor } from './harness';
 
 const podYaml = (name: string, ns = 'default') => `apiVersion: v1
 kind: Pod
@@ -21,6 +22,8 @@ t.test('default plugins on kubectl requests', async (t) => {
   if (missing) return t.skip(missing);
   const server = await startApiServer(t);
   const k = kubectlFor(t, '1.32', server);
+  // the quota is enforced once the resourcequota controller has written its status (kube's order)
+  startControllers(t, server, ['resourcequota']);
 
   const nowhere = await k.run(['create', '-f', '-'], podYaml('p', 'nowhere'));
   t.not(nowhere.code, 0);
@@ -33,6 +36,7 @@ spec:
   limits: [{type: Container, default: {cpu: 200m, memory: 64Mi}, defaultRequest: {cpu: 100m, memory: 32Mi}}]
 `);
   await k.ok(['create', 'quota', 'q', '--hard=pods=2']);
+  await waitFor('quota status', async () => (await k.json<{ status?: { used?: Record<string, string> } }>(['get', 'quota', 'q'])).status?.used?.pods === '0');
   await k.ok(['create', '-f', '-'], podYaml('a'));
   const a = await k.json<{ spec: { serviceAccountName: string; volumes: Array<{ name: string }>; containers: Array<{ resources: unknown; volumeMounts: Array<{ mountPath: string }> }> } }>(['get', 'pod', 'a']);
   t.equal(a.spec.serviceAccountName, 'default', 'the default service account is filled in');
@@ -45,7 +49,7 @@ spec:
   t.not(over.code, 0);
   t.match(over.stderr, 'Error from server (Forbidden): error when creating "STDIN": pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
   const used = await k.json<{ status: { used: Record<string, string> } }>(['get', 'quota', 'q']);
-  t.same(used.status.used, { pods: '2' }, 'status.used kept by admission');
+  t.same(used.status.used, { pods: '2' }, 'status.used charged by admission');
 });
 
 t.test('AlwaysDeny by flag refuses creates, dry-run too', async (t) => {

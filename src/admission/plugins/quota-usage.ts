@@ -9,6 +9,9 @@ import type { KindDefinition, KubeObject } from '../../api/kind';
 import { parseQuantity } from '../quantity';
 import type { Container, PodSpec } from './pod';
 
+/** what the evaluators need to know of an object's kind: its group and resource */
+export type QuotaKind = Pick<KindDefinition, 'group' | 'resource'>;
+
 /** the resources kube's generic evaluator counts under their short names */
 const SHORT_COUNTS: Record<string, string> = {
   pods: 'pods',
@@ -62,7 +65,7 @@ interface ScopeRequirement {
 }
 
 /** whether a pod falls under every scope of the quota (non-pod objects: only unscoped quotas) */
-export function matchesScopes(quota: KubeObject, kind: KindDefinition, obj: KubeObject): boolean {
+export function matchesScopes(quota: KubeObject, kind: QuotaKind, obj: KubeObject): boolean {
   const spec = (quota.spec ?? {}) as { scopes?: string[]; scopeSelector?: { matchExpressions?: ScopeRequirement[] } };
   const requirements: ScopeRequirement[] = [
     ...(spec.scopes ?? []).map((s) => ({ scopeName: s, operator: 'Exists' })),
@@ -96,7 +99,7 @@ export function matchesScopes(quota: KubeObject, kind: KindDefinition, obj: Kube
 }
 
 /** how much of quota resource `name` one object of `kind` uses (0 when the resource is not about it) */
-export function usageOf(kind: KindDefinition, obj: KubeObject, name: string): number {
+export function usageOf(kind: QuotaKind, obj: KubeObject, name: string): number {
   const qualified = kind.group ? `${kind.resource}.${kind.group}` : kind.resource;
   const isPod = kind.group === '' && kind.resource === 'pods';
   if (isPod && isTerminalPod(obj)) return 0;
@@ -124,7 +127,7 @@ export function usageOf(kind: KindDefinition, obj: KubeObject, name: string): nu
 }
 
 /** the compute resources a pod must set for the quota to count it (kube's "must specify") */
-export function missingCompute(kind: KindDefinition, obj: KubeObject, hard: string[]): string[] {
+export function missingCompute(kind: QuotaKind, obj: KubeObject, hard: string[]): string[] {
   if (!(kind.group === '' && kind.resource === 'pods')) return [];
   const { main, init } = containersOf(obj);
   const missing: string[] = [];
@@ -134,4 +137,31 @@ export function missingCompute(kind: KindDefinition, obj: KubeObject, hard: stri
     if ([...main, ...init].some((c) => c.resources?.[compute.which]?.[compute.resource] === undefined)) missing.push(name);
   }
   return missing.sort();
+}
+
+/**
+ * The quota resources an object kind's evaluator is about (kube's MatchingResources): its counts,
+ * and for pods their compute resources, services their load balancers and node ports, claims
+ * their storage (also per storage class).
+ */
+export function isResourceOf(kind: QuotaKind, name: string): boolean {
+  const qualified = kind.group ? `${kind.resource}.${kind.group}` : kind.resource;
+  if (name === `count/${qualified}` || (!kind.group && SHORT_COUNTS[kind.resource] === name)) return true;
+  if (kind.group !== '') return false;
+  if (kind.resource === 'pods') return computeResource(name) !== undefined;
+  if (kind.resource === 'services') return name === 'services.loadbalancers' || name === 'services.nodeports';
+  if (kind.resource === 'persistentvolumeclaims') return name === 'requests.storage' || /\.storageclass\.storage\.k8s\.io\/(requests\.storage|persistentvolumeclaims)$/.test(name);
+  return false;
+}
+
+/** the group and resource whose objects a quota resource name counts (undefined for names kube does not know) */
+export function kindOfResourceName(name: string): QuotaKind | undefined {
+  const count = /^count\/([^.]+)(?:\.(.+))?$/.exec(name);
+  if (count) return { resource: count[1], group: count[2] ?? '' };
+  const short = Object.values(SHORT_COUNTS).find((r) => r === name);
+  if (short) return { group: '', resource: short };
+  if (computeResource(name)) return { group: '', resource: 'pods' };
+  if (name === 'services.loadbalancers' || name === 'services.nodeports') return { group: '', resource: 'services' };
+  if (isResourceOf({ group: '', resource: 'persistentvolumeclaims' }, name)) return { group: '', resource: 'persistentvolumeclaims' };
+  return undefined;
 }
