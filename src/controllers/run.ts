@@ -4,6 +4,7 @@
  * aborts. The controller manager command (leader election, serving, options) wraps this; tests call
  * it directly against a real API server.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { EventRecorder } from '../client/events';
 import { InformerFactory } from '../client/informer-factory';
@@ -28,6 +29,8 @@ export interface RunControllersOptions {
 }
 
 export async function runControllers(o: RunControllersOptions): Promise<void> {
+  // every controller, queue and informer listens for the one stop signal: no leak warning for that
+  setMaxListeners(0, o.signal);
   // client-go's ResyncPeriod: a random period between the minimum and twice it, per manager
   const resyncMs = Math.floor(o.settings.minResyncPeriodMs * (1 + Math.random()));
   const informers = new InformerFactory(o.client, { resyncMs, logger: o.logger.child({ component: 'informers' }) });
