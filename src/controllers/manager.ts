@@ -29,6 +29,11 @@ import type { ControllerDefinition } from './types';
 const COMPONENT = 'kube-controller-manager';
 /** kube's controllers that need a cloud provider */
 const CLOUD_CONTROLLERS = new Set(['cloud-node-lifecycle', 'route', 'service']);
+/**
+ * kube starts attachdetach with its in-tree attachable volume plugins (cloud disks, iSCSI, CSI...);
+ * Ballast has none of them, so there is nothing it could attach
+ */
+const ATTACH_DETACH_SKIP = 'Skipping "attachdetach": no attachable volume plugins (host-path, emptyDir, configMap, secret, downwardAPI and projected volumes need no attach)';
 /** kube 1.20's controllers that start only with a feature gate on (both gates alpha, off by default) */
 const GATED_CONTROLLERS: ReadonlyMap<string, string> = new Map([
   ['ttl-after-finished', 'TTLAfterFinished'],
@@ -64,6 +69,10 @@ export function selectControllers(config: Pick<ControllerManagerConfig, 'control
     if (gate && !(config.featureGates ?? DEFAULT_FEATURE_GATES).enabled(gate)) {
       // kube's start function reports "not started" and the manager warns with just this
       skipped.push({ name, why: `Skipping "${name}"` });
+      continue;
+    }
+    if (name === 'attachdetach') {
+      skipped.push({ name, why: ATTACH_DETACH_SKIP });
       continue;
     }
     const c = CONTROLLERS.get(name);

@@ -37,7 +37,7 @@ t.test('defaults are kube 1.20\'s', async (t) => {
 
 t.test('flags fill the settings', async (t) => {
   const c = configOf('--concurrent-deployment-syncs=7', '--concurrent_rc_syncs=3', '--kube-api-content-type=application/json', '--kube-api-qps=50', '--secure-port=0',
-    '--cluster-signing-kubelet-client-cert-file=/c', '--cluster-signing-kubelet-client-key-file=/k', '--controller-start-interval=2s', '--min-resync-period=1h', '--pod-eviction-timeout=1m');
+    '--cluster-signing-kubelet-client-cert-file=/c', '--cluster-signing-kubelet-client-key-file=/k', '--controller-start-interval=2s', '--min-resync-period=1h', '--pod-eviction-timeout=1m', '--route-reconciliation-period=20s');
   t.equal(c.settings.concurrentDeploymentSyncs, 7);
   t.equal(c.settings.concurrentRcSyncs, 3);
   t.equal(c.contentType, 'application/json');
@@ -46,7 +46,8 @@ t.test('flags fill the settings', async (t) => {
   t.same(c.settings.clusterSigning.signers, { 'kubelet-client': { certFile: '/c', keyFile: '/k' } });
   t.equal(c.controllerStartIntervalMs, 2000);
   t.equal(c.settings.minResyncPeriodMs, 3600_000);
-  t.same(c.ignoredFlags, ['pod-eviction-timeout'], 'flags with no effect yet are named for the start-up warning');
+  t.equal(c.settings.nodeLifecycle.podEvictionTimeoutMs, 60_000);
+  t.same(c.ignoredFlags, ['route-reconciliation-period'], 'flags with no effect (the route controller needs a cloud) are named for the start-up warning');
 });
 
 t.test('kube\'s validation, one line each', async (t) => {
@@ -102,6 +103,8 @@ t.test('which controllers start', async (t) => {
   t.equal(all.start.length + all.skipped.length, 38, 'every known controller is started or named');
   t.equal(why.get('ttl-after-finished'), 'Skipping "ttl-after-finished"', 'its gate TTLAfterFinished is alpha, off, in 1.20');
   t.equal(why.get('ephemeral-volume'), 'Skipping "ephemeral-volume"');
+  t.match(why.get('attachdetach'), /^Skipping "attachdetach": no attachable volume plugins/);
+  t.same(all.skipped.filter((s) => /not implemented/.test(s.why)), [], 'every other controller kube 1.20 runs is written');
   const gated = selectControllers({ controllers: ['*'], cloudProvider: '', featureGates: new FeatureGates({ TTLAfterFinished: true }) });
   t.notOk(gated.skipped.some((s) => s.name === 'ttl-after-finished' && s.why === 'Skipping "ttl-after-finished"'), 'started (or not implemented) with its gate on');
   const some = selectControllers({ controllers: ['replicaset'], cloudProvider: '' });
