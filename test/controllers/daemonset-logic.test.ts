@@ -2,7 +2,8 @@
 import t from 'tap';
 import type { KubeObject } from '../../src/client/types';
 import { calculateStatus, isPodUpdated, planManage, planRollingUpdate, podsByNode, scaledValue } from '../../src/controllers/daemonset/daemon-plan';
-import { fitsNodeAffinity, nodeShouldRunDaemonPod, targetNodeName, tolerates, withDaemonTolerations, withNodeNameAffinity } from '../../src/controllers/daemonset/node-eligibility';
+import { fitsNodeAffinity, nodeShouldRunDaemonPod, targetNodeName, withDaemonTolerations, withNodeNameAffinity } from '../../src/controllers/daemonset/node-eligibility';
+import { toleratesTaint as tolerates } from '../../src/controllers/util/taints';
 
 const node = (name: string, labels: Record<string, string> = {}, taints: unknown[] = []): KubeObject => ({ metadata: { name, labels }, spec: { taints } });
 const ds = (podSpec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): KubeObject => ({

@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { KubeObject } from '../../src/client/types';
-import { podsToDelete, slowStartBatch } from '../../src/controllers/replicaset/replica-set-controller';
+import { podsToDelete } from '../../src/controllers/replicaset/replica-set-controller';
+import { slowStartBatch } from '../../src/controllers/util/pod-control';
 import { calculateStatus } from '../../src/controllers/replicaset/status';
 import { ControllerExpectations, EXPECTATIONS_TIMEOUT_MS } from '../../src/controllers/util/expectations';
 import { podFromTemplate } from '../../src/controllers/util/pod-template';

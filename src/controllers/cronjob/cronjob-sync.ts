@@ -12,6 +12,7 @@ import type { KubeObject } from '../../client/types';
 import { newControllerRef } from '../util/controller-ref';
 import { apiTime, finishedCondition } from '../util/jobs';
 import { formatRfc1123z, unmetScheduleTimes } from './schedule';
+import { errorMessage } from '../util/errors';
 
 export interface ObjectReference {
   kind?: string;
@@ -56,10 +57,6 @@ export function cronSpecOf(cj: KubeObject): CronJobSpec {
 function cronStatusOf(cj: KubeObject): CronJobStatus {
   cj.status ??= {};
   return cj.status as CronJobStatus;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function inActiveList(cj: KubeObject, uid: string | undefined): boolean {

@@ -13,7 +13,8 @@ import { RESOURCES } from '../../client/resources';
 import { objectKey, type KubeObject } from '../../client/types';
 import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerRevision } from '../history/controller-history';
-import { slowStartBatch } from '../replicaset/replica-set-controller';
+import { errorMessage, isNamespaceTerminating } from '../util/errors';
+import { slowStartBatch } from '../util/pod-control';
 import type { ControllerContext } from '../types';
 import { claimObjects, controllerOf, recheckOwner } from '../util/controller-ref';
 import { podFromTemplate } from '../util/pod-template';
@@ -40,10 +41,6 @@ export const DAEMON_BURST_REPLICAS = 250;
 const DAEMON_WORKERS = 2;
 const FAILED_BACKOFF_INITIAL_MS = 1000;
 const FAILED_BACKOFF_MAX_MS = 15 * 60_000;
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 function withKind<T extends KubeObject>(obj: T): T {
   return obj.kind && obj.apiVersion ? obj : { ...obj, kind: 'DaemonSet', apiVersion: 'apps/v1' };
@@ -263,7 +260,7 @@ export class DaemonSetController {
       const created = await this.#ctx.client.create(RESOURCES.pods, ds.metadata?.namespace, pod);
       this.#ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
     } catch (err) {
-      if (errorMessage(err).includes('because it is being terminated')) {
+      if (isNamespaceTerminating(err)) {
         // no pod will come: stop waiting for it, but do not retry either (kube's NamespaceTerminatingCause)
         this.#expectations.creationObserved(objectKey(ds));
         return;

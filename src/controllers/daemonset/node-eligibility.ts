@@ -6,20 +6,9 @@
  * taint keeps running; an untolerated NoExecute taint evicts it.
  */
 import type { KubeObject } from '../../client/types';
+import { taintsOf, toleratesTaint, type Taint, type Toleration } from '../util/taints';
 
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
-
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-}
+export type { Taint, Toleration };
 
 interface Requirement {
   key: string;
@@ -72,15 +61,6 @@ export function withDaemonTolerations(spec: DaemonPodSpec): DaemonPodSpec {
   return { ...spec, tolerations };
 }
 
-/** Toleration.ToleratesTaint */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== 'Exists') return false;
-  if (t.operator === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
-
 function requirementMatches(r: Requirement, value: string | undefined): boolean {
   const values = r.values ?? [];
   switch (r.operator) {
@@ -124,14 +104,10 @@ export function fitsNodeAffinity(spec: DaemonPodSpec, node: KubeObject): boolean
   return (required.nodeSelectorTerms ?? []).some((term) => termMatches(term, node));
 }
 
-function taintsOf(node: KubeObject): Taint[] {
-  return ((node.spec ?? {}) as { taints?: Taint[] }).taints ?? [];
-}
-
 /** taints the spec does not tolerate, among those with the given effects */
 export function untoleratedTaints(spec: DaemonPodSpec, node: KubeObject, effects: readonly string[]): Taint[] {
   const tolerations = spec.tolerations ?? [];
-  return taintsOf(node).filter((taint) => effects.includes(taint.effect) && !tolerations.some((t) => tolerates(t, taint)));
+  return taintsOf(node).filter((taint) => effects.includes(taint.effect) && !tolerations.some((t) => toleratesTaint(t, taint)));
 }
 
 export interface Eligibility {

@@ -18,6 +18,7 @@ import {
 } from '../util/service-pods';
 import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME, TriggerTimeTracker } from '../util/trigger-time';
 import { computeSubsets } from './subsets';
+import { errorMessage, isNamespaceTerminating } from '../util/errors';
 
 export const HEADLESS_LABEL = 'service.kubernetes.io/headless';
 /** the annotation of an Endpoints used as a leader-election lock (client-go's resourcelock) */
@@ -27,10 +28,6 @@ export interface EndpointsControllerOptions {
   ctx: ControllerContext;
   workers: number;
   batchPeriodMs: number;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** the Endpoints' labels: the service's, plus the headless label when it has no cluster IP */
@@ -147,7 +144,7 @@ export class EndpointsController {
       else await this.#ctx.client.create(RESOURCES.endpoints, namespace, wanted);
     } catch (err) {
       // a namespace being deleted refuses new objects: nothing to retry (kube's NamespaceTerminatingCause)
-      if (!current && errorMessage(err).includes('because it is being terminated')) return;
+      if (!current && isNamespaceTerminating(err)) return;
       // our cache is behind our own last write: retry from the newer state, no event
       if (isAlreadyExists(err) || isConflict(err)) throw err;
       const verb = current ? 'FailedToUpdateEndpoint' : 'FailedToCreateEndpoint';

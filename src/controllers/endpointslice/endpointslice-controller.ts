@@ -18,6 +18,7 @@ import { finalizeSlices } from './finalize';
 import { ownedBy, planSlices } from './reconciler';
 import { asSlice, CONTROLLER_NAME, MANAGED_BY_LABEL, serviceKeyOf, SERVICE_NAME_LABEL } from './slice-util';
 import { EndpointSliceTracker, StaleCacheError } from './tracker';
+import { errorMessage } from '../util/errors';
 
 /** kube's endpointSliceChangeMinSyncDelay: a slice changed by someone else is looked at after this */
 const SLICE_CHANGE_MIN_SYNC_DELAY_MS = 1000;
@@ -27,10 +28,6 @@ export interface EndpointSliceControllerOptions {
   workers: number;
   batchPeriodMs: number;
   maxEndpointsPerSlice: number;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 const managedByUs = (slice: KubeObject) => slice.metadata?.labels?.[MANAGED_BY_LABEL] === CONTROLLER_NAME;

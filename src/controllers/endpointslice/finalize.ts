@@ -12,6 +12,7 @@ import { formatTriggerTime, LAST_CHANGE_TRIGGER_TIME } from '../util/trigger-tim
 import type { SlicePlan } from './reconciler';
 import type { EndpointSlice } from './slice-util';
 import type { EndpointSliceTracker } from './tracker';
+import { errorMessage, isNamespaceTerminating } from '../util/errors';
 
 export interface FinalizeOptions {
   client: RestClient;
@@ -25,10 +26,6 @@ export interface FinalizeOptions {
   triggerTime?: number;
   /** the service is being deleted: create nothing (the garbage collector is removing slices) */
   noCreates?: boolean;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function withTriggerTime(slice: EndpointSlice, time: number | undefined): EndpointSlice {
@@ -63,7 +60,7 @@ export async function finalizeSlices(o: FinalizeOptions): Promise<void> {
         o.tracker.update(await o.client.create(RESOURCES.endpointSlices, ns, withTriggerTime(slice, o.triggerTime)));
       } catch (err) {
         // a namespace being deleted refuses new objects: nothing to retry (kube's NamespaceTerminatingCause)
-        if (errorMessage(err).includes('because it is being terminated')) return;
+        if (isNamespaceTerminating(err)) return;
         errors.push(`Error creating EndpointSlice for Service ${ns}/${o.owner.metadata?.name}: ${errorMessage(err)}`);
       }
     }

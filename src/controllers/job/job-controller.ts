@@ -16,12 +16,12 @@ import type { SharedInformer } from '../../client/informer';
 import { RESOURCES } from '../../client/resources';
 import { objectKey, type KubeObject } from '../../client/types';
 import { ExponentialFailureRateLimiter, WorkQueue } from '../../client/workqueue';
-import { slowStartBatch } from '../replicaset/replica-set-controller';
 import type { ControllerContext } from '../types';
 import { claimObjects, controllerOf, recheckOwner } from '../util/controller-ref';
 import { ControllerExpectations } from '../util/expectations';
 import { apiTime, isJobFinished } from '../util/jobs';
-import { podFromTemplate } from '../util/pod-template';
+import { errorMessage } from '../util/errors';
+import { createPodFor, deletePodOf, slowStartBatch } from '../util/pod-control';
 import { isPodActive, rankForDeletion } from '../util/pods';
 import { selectorOf } from '../util/selectors';
 import {
@@ -50,10 +50,6 @@ export interface JobControllerOptions {
   workers?: number;
   /** the clock (tests) */
   now?: () => number;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function phaseOf(pod: KubeObject): string | undefined {
@@ -335,27 +331,11 @@ export class JobController {
   }
 
   async #createPod(job: KubeObject): Promise<void> {
-    const template = specOf(job).template;
-    const pod = podFromTemplate(job, template);
-    try {
-      const created = await this.#ctx.client.create(RESOURCES.pods, job.metadata?.namespace, pod);
-      this.#ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
-    } catch (err) {
-      if (errorMessage(err).includes('because it is being terminated')) return;
-      this.#ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(err)}`);
-      throw err;
-    }
+    await createPodFor(this.#ctx, job, specOf(job).template);
   }
 
   async #deletePod(job: KubeObject, pod: KubeObject): Promise<void> {
-    try {
-      await this.#ctx.client.delete(RESOURCES.pods, pod.metadata?.namespace, pod.metadata?.name ?? '');
-      this.#ctx.recorder.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata?.name}`);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      this.#ctx.recorder.event(job, 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(err)}`);
-      throw err;
-    }
+    await deletePodOf(this.#ctx, job, pod);
   }
 
   /** updateJobStatus: on a conflict, put the status on the newest Job and try again */

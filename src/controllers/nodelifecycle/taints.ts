@@ -1,23 +1,11 @@
 /**
  * Taints and tolerations as the node lifecycle controller and its taint manager read them (kube's
- * taints helpers and v1helper.ToleratesTaint), plus the node API shapes they need.
+ * taints helpers; toleration matching in ../util/taints), plus the node API shapes they need.
  */
 import type { KubeObject } from '../../client/types';
+import { taintsOf, toleratesTaint, type Taint, type Toleration } from '../util/taints';
 
-export interface Taint {
-  key: string;
-  value?: string;
-  effect: string;
-  timeAdded?: string;
-}
-
-export interface Toleration {
-  key?: string;
-  operator?: string;
-  value?: string;
-  effect?: string;
-  tolerationSeconds?: number;
-}
+export { taintsOf, toleratesTaint, type Taint, type Toleration };
 
 export interface NodeCondition {
   type: string;
@@ -46,10 +34,6 @@ export const CONDITION_TAINTS: Readonly<Record<string, Readonly<Record<string, s
 
 const CONDITION_TAINT_KEYS = new Set(Object.values(CONDITION_TAINTS).flatMap((m) => Object.values(m)));
 
-export function taintsOf(node: KubeObject): Taint[] {
-  return ((node.spec ?? {}) as { taints?: Taint[] }).taints ?? [];
-}
-
 export function conditionsOf(obj: KubeObject): NodeCondition[] {
   return ((obj.status ?? {}) as { conditions?: NodeCondition[] }).conditions ?? [];
 }
@@ -62,16 +46,6 @@ export function conditionOf(obj: KubeObject, type: string): NodeCondition | unde
 export const sameTaint = (a: Taint, b: Taint): boolean => a.key === b.key && a.effect === b.effect;
 
 export const hasTaint = (taints: readonly Taint[], t: Taint): boolean => taints.some((x) => sameTaint(x, t));
-
-/** v1helper.ToleratesTaint */
-export function toleratesTaint(tol: Toleration, taint: Taint): boolean {
-  if (tol.effect && tol.effect !== taint.effect) return false;
-  if (tol.key && tol.key !== taint.key) return false;
-  const op = tol.operator || 'Equal';
-  if (op === 'Exists') return true;
-  if (op === 'Equal') return (tol.value ?? '') === (taint.value ?? '');
-  return false;
-}
 
 /** the taint manager's getMatchingTolerations: every taint tolerated, and by which tolerations */
 export function matchingTolerations(taints: readonly Taint[], tolerations: readonly Toleration[]): { all: boolean; used: Toleration[] } {

@@ -16,7 +16,8 @@ import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerContext } from '../types';
 import { claimObjects, controllerOf, recheckOwner } from '../util/controller-ref';
 import { ControllerExpectations } from '../util/expectations';
-import { podFromTemplate } from '../util/pod-template';
+import { errorMessage } from '../util/errors';
+import { createPodFor, deletePodOf, slowStartBatch } from '../util/pod-control';
 import { isPodActive, isPodReady, rankForDeletion } from '../util/pods';
 import { selectorOf } from '../util/selectors';
 import { calculateStatus, statusChanged, type ManageError } from './status';
@@ -29,24 +30,6 @@ export interface ReplicaSetControllerOptions {
   /** RESOURCES.replicaSets or RESOURCES.replicationControllers */
   ref: ResourceRef;
   workers: number;
-}
-
-/** kube's slowStartBatch: run `count` calls in batches of 1, 2, 4 ...; stop after a batch with a failure */
-export async function slowStartBatch(count: number, initial: number, fn: () => Promise<void>): Promise<{ successes: number; error?: unknown }> {
-  let remaining = count;
-  let successes = 0;
-  for (let batch = Math.min(remaining, initial); batch > 0; batch = Math.min(2 * batch, remaining)) {
-    const results = await Promise.allSettled(Array.from({ length: batch }, () => fn()));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    successes += results.filter((r) => r.status === 'fulfilled').length;
-    if (failed) return { successes, error: failed.reason };
-    remaining -= batch;
-  }
-  return { successes };
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class ReplicaSetController {
@@ -237,27 +220,11 @@ export class ReplicaSetController {
   }
 
   async #createPod(rs: KubeObject, template: KubeObject | undefined): Promise<void> {
-    const pod = podFromTemplate(rs, template);
-    try {
-      const created = await this.#ctx.client.create(RESOURCES.pods, rs.metadata?.namespace, pod);
-      this.#ctx.recorder.event(rs, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
-    } catch (err) {
-      // a namespace being deleted refuses new pods: not worth an event or a retry (kube's NamespaceTerminatingCause)
-      if (errorMessage(err).includes('because it is being terminated')) return;
-      this.#ctx.recorder.event(rs, 'Warning', 'FailedCreate', `Error creating: ${errorMessage(err)}`);
-      throw err;
-    }
+    await createPodFor(this.#ctx, rs, template);
   }
 
   async #deletePod(rs: KubeObject, pod: KubeObject): Promise<void> {
-    try {
-      await this.#ctx.client.delete(RESOURCES.pods, pod.metadata?.namespace, pod.metadata?.name ?? '');
-      this.#ctx.recorder.event(rs, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.metadata?.name}`);
-    } catch (err) {
-      if (isNotFound(err)) return;
-      this.#ctx.recorder.event(rs, 'Warning', 'FailedDelete', `Error deleting: ${errorMessage(err)}`);
-      throw err;
-    }
+    await deletePodOf(this.#ctx, rs, pod);
   }
 
   /** write status through the status subresource, from the newest object when the cached one is stale */

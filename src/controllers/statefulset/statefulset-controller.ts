@@ -29,10 +29,7 @@ import { claimObjects, controllerOf, recheckOwner } from '../util/controller-ref
 import { selectorOf } from '../util/selectors';
 import { claimsFor, identityMatches, isMemberOf, ordinalOf, podRevision, setSpec, storageMatches, updateIdentity, updateStorage } from './stateful-pods';
 import { completeRollingUpdate, updateStatefulSet, type StatefulPodOps, type StatefulSetStatus } from './update-set';
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+import { errorMessage } from '../util/errors';
 
 function withKind<T extends KubeObject>(obj: T): T {
   return obj.kind && obj.apiVersion ? obj : { ...obj, kind: 'StatefulSet', apiVersion: 'apps/v1' };
