@@ -9,12 +9,14 @@
  * For each phase, the requests the API server served (its apiserver_request_total, by verb and
  * resource) and their rate. Several runs (--runs) on one server pair, each with a fresh Deployment.
  *   node dist/bench/deployment.js [--replicas 100] [--runs 3] [--kubectl path] [--out file.json]
+ *     [--cm-args="--kube-api-qps=100 ..."]   (extra controller-manager flags)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { SharedInformer } from '../src/client/informer';
 import { loadClientConfig } from '../src/client/kubeconfig';
 import { RESOURCES } from '../src/client/resources';
 import { RestClient } from '../src/client/rest-client';
@@ -79,15 +81,14 @@ function phase(ms: number, before: Map<string, number>, after: Map<string, numbe
   return { ms: round(ms, 1), requests, requestsPerSecond: round((requests * 1000) / ms, 1), byVerb };
 }
 
-const podsOf = async (client: RestClient, ns: string): Promise<KubeObject[]> => (await client.list(RESOURCES.pods, ns, { labelSelector: 'app=bench' })).items;
-
 async function until<T>(what: string, f: () => Promise<T | undefined>, timeoutMs = 300_000): Promise<T> {
+  // (checks the informers' stores: no requests)
   const deadline = nowMs() + timeoutMs;
   for (;;) {
     const v = await f();
     if (v !== undefined) return v;
     if (nowMs() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
+    await sleep(5);
   }
 }
 
@@ -134,38 +135,50 @@ async function markReady(client: RestClient, pods: KubeObject[]): Promise<void> 
 }
 
 async function oneRun(client: RestClient, kubectl: string, kubeconfig: string, ns: string, name: string, replicas: number): Promise<DeploymentRun> {
-  const before = await requestCounts(client);
-  const t0 = nowMs();
-  await kubectlApply(kubectl, kubeconfig, ns, deploymentManifest(name, replicas));
-  const applied = nowMs();
-  const created = await until(`${replicas} pods`, async () => {
-    const pods = (await podsOf(client, ns)).filter((p) => p.metadata?.labels?.run === name);
-    return pods.length >= replicas ? pods : undefined;
-  });
-  const t1 = nowMs();
-  const afterCreate = await requestCounts(client);
+  // the bench watches (one list and one watch each) rather than polls, so the request counts are
+  // the controllers' own plus kubectl's apply and the simulated node's status patches
+  const abort = new AbortController();
+  const pods = new SharedInformer(client, RESOURCES.pods, { namespace: ns });
+  const deployments = new SharedInformer(client, RESOURCES.deployments, { namespace: ns });
+  const runs = [pods.run(abort.signal), deployments.run(abort.signal)];
+  try {
+    await Promise.all([pods.waitForSync(abort.signal), deployments.waitForSync(abort.signal)]);
+    const before = await requestCounts(client);
+    const t0 = nowMs();
+    await kubectlApply(kubectl, kubeconfig, ns, deploymentManifest(name, replicas));
+    const applied = nowMs();
+    const created = await until(`${replicas} pods`, async () => {
+      const mine = pods.store.list().filter((p) => p.metadata?.labels?.run === name);
+      return mine.length >= replicas ? mine : undefined;
+    });
+    const t1 = nowMs();
+    const afterCreate = await requestCounts(client);
 
-  const t2 = nowMs();
-  await markReady(client, created);
-  const t3 = nowMs();
-  await until('the Deployment Available', async () => {
-    const d = await client.get(RESOURCES.deployments, ns, name);
-    const status = (d.status ?? {}) as { availableReplicas?: number; conditions?: { type: string; status: string }[] };
-    return status.availableReplicas === replicas && status.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ? true : undefined;
-  });
-  const t4 = nowMs();
-  const afterReady = await requestCounts(client);
-  return {
-    replicas,
-    create: phase(t1 - t0, before, afterCreate),
-    applyMs: round(applied - t0, 1),
-    ready: phase(t4 - t2, afterCreate, afterReady),
-    lastReadyToAvailableMs: round(t4 - t3, 1),
-  };
+    const t2 = nowMs();
+    await markReady(client, created);
+    const t3 = nowMs();
+    await until('the Deployment Available', async () => {
+      const d = deployments.store.list().find((x) => x.metadata?.name === name);
+      const status = (d?.status ?? {}) as { availableReplicas?: number; conditions?: { type: string; status: string }[] };
+      return status.availableReplicas === replicas && status.conditions?.some((c) => c.type === 'Available' && c.status === 'True') ? true : undefined;
+    });
+    const t4 = nowMs();
+    const afterReady = await requestCounts(client);
+    return {
+      replicas,
+      create: phase(t1 - t0, before, afterCreate),
+      applyMs: round(applied - t0, 1),
+      ready: phase(t4 - t2, afterCreate, afterReady),
+      lastReadyToAvailableMs: round(t4 - t3, 1),
+    };
+  } finally {
+    abort.abort();
+    await Promise.allSettled(runs);
+  }
 }
 
-function startControllerManager(kubeconfig: string): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [MAIN_JS, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0', '--leader-elect=false'], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startControllerManager(kubeconfig: string, extra: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [MAIN_JS, 'controller-manager', '--kubeconfig', kubeconfig, '--secure-port', '0', '--leader-elect=false', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-100_000)));
   child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-100_000)));
@@ -179,6 +192,7 @@ async function main(): Promise<void> {
       runs: { type: 'string', default: '3' },
       kubectl: { type: 'string' },
       out: { type: 'string' },
+      'cm-args': { type: 'string', default: '' },
     },
   });
   const replicas = Number(values.replicas);
@@ -188,7 +202,8 @@ async function main(): Promise<void> {
   const server = new BallastServer({ mainJs: MAIN_JS, dataDir });
   const kubeconfig = path.join(dataDir, 'admin.kubeconfig');
   await server.start();
-  const cm = startControllerManager(kubeconfig);
+  const cmArgs = (values['cm-args'] ?? '').split(' ').filter((a) => a !== '');
+  const cm = startControllerManager(kubeconfig, cmArgs);
   const client = new RestClient(loadClientConfig(kubeconfig), { qps: -1, contentType: 'application/json' });
   const results: DeploymentRun[] = [];
   try {
@@ -216,7 +231,7 @@ async function main(): Promise<void> {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  const report = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, kubectl: path.basename(kubectl), replicas, runs: results };
+  const report = { command: `node dist/bench/deployment.js ${process.argv.slice(2).join(' ')}`, controllerManagerArgs: cmArgs, node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, kubectl: path.basename(kubectl), replicas, runs: results };
   if (values.out) fs.writeFileSync(values.out, JSON.stringify(report, null, 2) + '\n');
   console.log(JSON.stringify(results.at(-1)?.create.byVerb), JSON.stringify(results.at(-1)?.ready.byVerb));
 }

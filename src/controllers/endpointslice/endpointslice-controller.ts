@@ -17,7 +17,7 @@ import { TriggerTimeTracker } from '../util/trigger-time';
 import { finalizeSlices } from './finalize';
 import { ownedBy, planSlices } from './reconciler';
 import { asSlice, CONTROLLER_NAME, MANAGED_BY_LABEL, serviceKeyOf, SERVICE_NAME_LABEL } from './slice-util';
-import { EndpointSliceTracker, StaleCacheError } from './tracker';
+import { EndpointSliceTracker, StaleCacheError, trackedSliceHandlers } from './tracker';
 import { errorMessage } from '../util/errors';
 
 /** kube's endpointSliceChangeMinSyncDelay: a slice changed by someone else is looked at after this */
@@ -66,19 +66,7 @@ export class EndpointSliceController {
       update: (old, pod) => this.#queueServices(servicesForPodChange(this.#services.store, old, pod)),
       delete: (pod) => this.#queueServices(servicesSelecting(this.#services.store, pod)),
     });
-    this.#slices.addEventHandler({
-      add: (s) => {
-        if (managedByUs(s) && this.#tracker.shouldSync(s)) this.#queueForSlice(s);
-      },
-      update: (old, s) => {
-        // a slice that changes hands (its managed-by label) concerns us either way
-        const handedOver = old.metadata?.labels?.[MANAGED_BY_LABEL] !== s.metadata?.labels?.[MANAGED_BY_LABEL];
-        if (handedOver || (managedByUs(s) && this.#tracker.shouldSync(s))) this.#queueForSlice(s);
-      },
-      delete: (s) => {
-        if (managedByUs(s) && this.#tracker.handleDeletion(s)) this.#queueForSlice(s);
-      },
-    });
+    this.#slices.addEventHandler(trackedSliceHandlers(this.#tracker, managedByUs, (s) => this.#queueForSlice(s)));
   }
 
   async run(): Promise<void> {

@@ -3,7 +3,9 @@
  * generation checks kube added in 1.21 so that a sync never acts on an informer cache older than
  * its own writes: the cause of kube 1.20's duplicate slices). Shared with the mirroring controller.
  */
+import type { EventHandlers } from '../../client/informer';
 import type { KubeObject } from '../../client/types';
+import { MANAGED_BY_LABEL } from './slice-util';
 
 /** the informer's cache is behind our own writes: try again shortly */
 export class StaleCacheError extends Error {
@@ -84,4 +86,23 @@ export class EndpointSliceTracker {
   forgetService(serviceKey: string): void {
     this.#byService.delete(serviceKey);
   }
+}
+
+/**
+ * The slice events both slice controllers act on: changes to their own slices that the tracker
+ * has not already seen as their own writes, and any slice changing hands (its managed-by label)
+ */
+export function trackedSliceHandlers(tracker: EndpointSliceTracker, ours: (slice: KubeObject) => boolean, queue: (slice: KubeObject) => void): EventHandlers {
+  return {
+    add: (s) => {
+      if (ours(s) && tracker.shouldSync(s)) queue(s);
+    },
+    update: (old, s) => {
+      const handedOver = old.metadata?.labels?.[MANAGED_BY_LABEL] !== s.metadata?.labels?.[MANAGED_BY_LABEL];
+      if (handedOver || (ours(s) && tracker.shouldSync(s))) queue(s);
+    },
+    delete: (s) => {
+      if (ours(s) && tracker.handleDeletion(s)) queue(s);
+    },
+  };
 }

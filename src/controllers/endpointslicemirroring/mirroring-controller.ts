@@ -15,7 +15,7 @@ import { runWorkers, WorkQueue } from '../../client/workqueue';
 import type { ControllerContext } from '../types';
 import { finalizeSlices } from '../endpointslice/finalize';
 import { asSlice, MANAGED_BY_LABEL, serviceKeyOf, SERVICE_NAME_LABEL } from '../endpointslice/slice-util';
-import { EndpointSliceTracker, StaleCacheError } from '../endpointslice/tracker';
+import { EndpointSliceTracker, StaleCacheError, trackedSliceHandlers } from '../endpointslice/tracker';
 import { hasSelector } from '../util/service-pods';
 import { MIRRORING_CONTROLLER_NAME, planMirror } from './reconciler';
 
@@ -72,18 +72,7 @@ export class EndpointSliceMirroringController {
       },
       delete: (ep) => this.#queueEndpoints(objectKey(ep)),
     });
-    this.#slices.addEventHandler({
-      add: (s) => {
-        if (mirroredByUs(s) && this.#tracker.shouldSync(s)) this.#queueForSlice(s);
-      },
-      update: (old, s) => {
-        const handedOver = old.metadata?.labels?.[MANAGED_BY_LABEL] !== s.metadata?.labels?.[MANAGED_BY_LABEL];
-        if (handedOver || (mirroredByUs(s) && this.#tracker.shouldSync(s))) this.#queueForSlice(s);
-      },
-      delete: (s) => {
-        if (mirroredByUs(s) && this.#tracker.handleDeletion(s)) this.#queueForSlice(s);
-      },
-    });
+    this.#slices.addEventHandler(trackedSliceHandlers(this.#tracker, mirroredByUs, (s) => this.#queueForSlice(s)));
   }
 
   async run(): Promise<void> {
