@@ -247,7 +247,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         logger: logger.child({ component: 'registry' }),
         // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
-        bootstrapObjects: () => [...builtinBootstrapObjects(), ...authn.bootstrapObjects],
+        bootstrapObjects: () => [...builtinBootstrapObjects(config.featureGates), ...authn.bootstrapObjects],
         admission: admission.chain,
         enableGarbageCollection: config.enableGarbageCollector,
         inprocessNamespaceController: config.inprocessNamespaceController,

@@ -7,6 +7,7 @@ import t from 'tap';
 import { builtinBootstrapObjects } from '../../../src/api/kinds/bootstrap';
 import type { KubeObject } from '../../../src/api/kind';
 import { covers } from '../../../src/api/kinds/rbac/rule-matching';
+import { FeatureGates } from '../../../src/options/feature-gates';
 import { makeFixture, storeKinds, write } from '../../helpers/registry-fixture';
 
 const RBAC = 'rbac.authorization.k8s.io';
@@ -89,3 +90,16 @@ for (const backend of storeKinds()) {
     });
   });
 }
+
+t.test('the gated controllers\' roles exist only with their feature gates on', async (t) => {
+  const roleNames = (gates?: FeatureGates) =>
+    builtinBootstrapObjects(gates).filter((b) => b.object.kind === 'ClusterRole').map((b) => b.object.metadata!.name!);
+  const byDefault = roleNames(new FeatureGates());
+  t.notOk(byDefault.includes('system:controller:ttl-after-finished-controller'), 'TTLAfterFinished is alpha, off, in 1.20');
+  t.notOk(byDefault.includes('system:controller:ephemeral-volume-controller'));
+  const gated = roleNames(new FeatureGates({ TTLAfterFinished: true, GenericEphemeralVolume: true }));
+  t.ok(gated.includes('system:controller:ttl-after-finished-controller'));
+  t.ok(gated.includes('system:controller:ephemeral-volume-controller'));
+  const bindings = builtinBootstrapObjects(new FeatureGates({ TTLAfterFinished: true })).filter((b) => b.object.kind === 'ClusterRoleBinding');
+  t.ok(bindings.some((b) => b.object.metadata!.name === 'system:controller:ttl-after-finished-controller'), 'bound to kube-system/ttl-after-finished-controller');
+});

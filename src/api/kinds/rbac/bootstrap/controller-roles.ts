@@ -1,7 +1,8 @@
 /**
  * The roles of the controller manager's controllers, each `system:controller:<name>` bound to the
- * service account kube-system/<name> (kube 1.20's controller_policy.go, with 1.20's default feature
- * gates: no ephemeral-volume or ttl-after-finished controller, which were alpha then).
+ * service account kube-system/<name> (kube 1.20's controller_policy.go). The ephemeral-volume and
+ * ttl-after-finished controllers' roles exist only with their gates on, as in kube (both alpha in
+ * 1.20, off by default).
  */
 import type { KubeObject } from '../../../kind';
 import type { PolicyRule } from '../policy-rule';
@@ -13,9 +14,27 @@ export const CONTROLLER_PREFIX = 'system:controller:';
 const APPS_EXT = ['extensions', 'apps'];
 const CERT_SIGNERS = ['kubernetes.io/legacy-unknown', 'kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving'];
 
+/** what the roles need of the server's feature gates */
+export interface FeatureGateReader {
+  enabled(name: string): boolean;
+}
+
 /** controller name -> its rules, in kube's order */
-function controllerRules(): Array<[string, PolicyRule[]]> {
+function controllerRules(gates?: FeatureGateReader): Array<[string, PolicyRule[]]> {
+  const gated: Array<[string, PolicyRule[]]> = [];
+  if (gates?.enabled('GenericEphemeralVolume')) {
+    gated.push(['ephemeral-volume-controller', [
+      rule('get', 'list', 'watch').groups('').resources('pods').build(),
+      rule('update').groups('').resources('pods/finalizers').build(),
+      rule('get', 'list', 'watch', 'create').groups('').resources('persistentvolumeclaims').build(),
+      eventsRule(),
+    ]]);
+  }
+  if (gates?.enabled('TTLAfterFinished')) {
+    gated.push(['ttl-after-finished-controller', [rule('get', 'list', 'watch', 'delete').groups('batch').resources('jobs').build(), eventsRule()]]);
+  }
   return [
+    ...gated,
     ['attachdetach-controller', [
       rule('list', 'watch').groups('').resources('persistentvolumes', 'persistentvolumeclaims').build(),
       rule('get', 'list', 'watch').groups('').resources('nodes').build(),
@@ -203,8 +222,8 @@ function controllerRules(): Array<[string, PolicyRule[]]> {
 }
 
 /** the controller roles and their bindings to kube-system service accounts of the same name */
-export function controllerRoles(): { roles: KubeObject[]; bindings: KubeObject[] } {
-  const pairs = controllerRules();
+export function controllerRoles(gates?: FeatureGateReader): { roles: KubeObject[]; bindings: KubeObject[] } {
+  const pairs = controllerRules(gates);
   return {
     roles: pairs.map(([name, rules]) => clusterRole(CONTROLLER_PREFIX + name, rules)),
     bindings: pairs.map(([name]) => clusterRoleBinding(CONTROLLER_PREFIX + name, subjects().serviceAccount('kube-system', name))),

@@ -12,15 +12,15 @@ import type { BootstrapObject } from '../../../bootstrap-objects';
 import type { KubeObject } from '../../../kind';
 import { fillAggregatedRules } from '../aggregation';
 import { systemBindings } from './bindings';
-import { controllerRoles } from './controller-roles';
+import { controllerRoles, type FeatureGateReader } from './controller-roles';
 import { namespaceBindings, namespaceRoles } from './namespace-roles';
 import { reconcileBinding, reconcileRole } from './reconcile';
 import { systemRoles } from './system-roles';
 import { userRoles } from './user-roles';
 
 /** every bootstrap RBAC object, as kube creates it */
-export function rbacBootstrapPolicy(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[]; roles: KubeObject[]; roleBindings: KubeObject[] } {
-  const controllers = controllerRoles();
+export function rbacBootstrapPolicy(gates?: FeatureGateReader): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[]; roles: KubeObject[]; roleBindings: KubeObject[] } {
+  const controllers = controllerRoles(gates);
   const clusterRoles = [...userRoles(), ...systemRoles(), ...controllers.roles];
   fillAggregatedRules(clusterRoles);
   return {
@@ -31,8 +31,8 @@ export function rbacBootstrapPolicy(): { clusterRoles: KubeObject[]; clusterRole
   };
 }
 
-export function rbacBootstrapObjects(): BootstrapObject[] {
-  const policy = rbacBootstrapPolicy();
+export function rbacBootstrapObjects(gates?: FeatureGateReader): BootstrapObject[] {
+  const policy = rbacBootstrapPolicy(gates);
   const asRole = (object: KubeObject): BootstrapObject => ({ object, reconcile: reconcileRole });
   const asBinding = (object: KubeObject): BootstrapObject => ({ object, reconcile: reconcileBinding });
   return [
