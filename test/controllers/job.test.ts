@@ -96,7 +96,8 @@ t.test('job and ttl-after-finished controllers against the real server', async (
 
   await t.test('ttlSecondsAfterFinished: the finished Job and its pods are deleted', async (t) => {
     await client.create(RESOURCES.jobs, 'default', job('ttl', { ttlSecondsAfterFinished: 1 }));
-    await finished('ttl', 'Complete');
+    // the TTL may delete the Job before a poll sees its Complete condition; the Completed event outlives it
+    await waitFor('ttl completed', async () => (await events('ttl', 'Completed')).length === 1);
     await waitFor('job deleted', async () => {
       try {
         await client.get(RESOURCES.jobs, 'default', 'ttl');
