@@ -36,6 +36,8 @@ export const RESOURCES = Object.freeze({
   horizontalPodAutoscalers: ref('autoscaling', 'v1', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler'),
   clusterRoles: ref('rbac.authorization.k8s.io', 'v1', 'clusterroles', 'ClusterRole', false),
   certificateSigningRequests: ref('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
+  csiNodes: ref('storage.k8s.io', 'v1', 'csinodes', 'CSINode', false),
+  priorityClasses: ref('scheduling.k8s.io', 'v1', 'priorityclasses', 'PriorityClass', false),
   storageClasses: ref('storage.k8s.io', 'v1', 'storageclasses', 'StorageClass', false),
   volumeAttachments: ref('storage.k8s.io', 'v1', 'volumeattachments', 'VolumeAttachment', false),
   customResourceDefinitions: ref('apiextensions.k8s.io', 'v1', 'customresourcedefinitions', 'CustomResourceDefinition', false),
