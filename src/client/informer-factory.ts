@@ -20,12 +20,15 @@ export class InformerFactory {
     this.#defaults = defaults;
   }
 
-  /** the shared informer of a resource (created on first request) */
-  informerFor<T extends KubeObject = KubeObject>(ref: ResourceRef): SharedInformer<T> {
+  /**
+   * The shared informer of a resource (created on first request; `options`, such as a field
+   * selector, apply only to that first request: ask with them before anyone else asks)
+   */
+  informerFor<T extends KubeObject = KubeObject>(ref: ResourceRef, options: InformerOptions = {}): SharedInformer<T> {
     const key = `${ref.group}/${ref.version}/${ref.resource}`;
     let informer = this.#informers.get(key);
     if (!informer) {
-      informer = new SharedInformer(this.#client, ref, this.#defaults);
+      informer = new SharedInformer(this.#client, ref, { ...this.#defaults, ...options });
       this.#informers.set(key, informer);
       if (this.#signal) this.#runs.push(informer.run(this.#signal));
     }

@@ -4,13 +4,12 @@
  * Losing the lease ends the process (kube exits with "leaderelection lost"); the caller's signal
  * (SIGTERM, SIGINT) stops everything cleanly.
  */
-import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from 'pino';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { isAlreadyExists } from '../client/errors';
 import { loadClientConfig, type ClientConfig } from '../client/kubeconfig';
-import { LeaderElector } from '../client/leader-election';
+import { leaderIdentity, runLeaderElected } from '../client/leader-run';
 import { RestClient, resourcePath } from '../client/rest-client';
 import { RESOURCES } from '../client/resources';
 import { sleep } from '../client/sleep';
@@ -47,10 +46,7 @@ export function userAgent(suffix?: string): string {
   return suffix ? `${base}/${suffix}` : base;
 }
 
-/** kube's lock identity: host name, "_", a fresh UUID */
-export function leaderIdentity(): string {
-  return `${os.hostname()}_${crypto.randomUUID()}`;
-}
+export { leaderIdentity };
 
 /** which controllers to start, and the log line each skipped one gets */
 export function selectControllers(config: Pick<ControllerManagerConfig, 'controllers' | 'cloudProvider'> & { featureGates?: FeatureGates }): { start: ControllerDefinition[]; skipped: Array<{ name: string; why: string }> } {
@@ -175,20 +171,12 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   installWorkQueueMetrics(registry);
-  const masterStatus = new Gauge({ name: 'leader_election_master_status', help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease. Please make sure to group by name.', labelNames: ['name'], registers: [registry] });
 
-  let leading = false;
-  let lastRenewOk = Date.now();
   const checks = new Map<string, HealthCheck>();
-  if (config.leaderElection.enabled) {
-    // kube's leader election watchdog: unhealthy when leading but not renewed well past the lease
-    checks.set('leaderElection', () => (leading && Date.now() - lastRenewOk > config.leaderElection.leaseDurationMs + 20_000 ? 'failed election to renew leadership on lease' : undefined));
-  }
 
   let server: ControllerManagerServer | undefined;
   let auth: DelegatedAuth | undefined;
   const credentials: ServiceAccountCredentials[] = [];
-  const closers: Array<() => void> = [];
   try {
     if (config.serving.securePort !== 0) {
       auth = await DelegatedAuth.create(config.auth, logger.child({ component: 'authentication' }), userAgent('auth'));
@@ -241,48 +229,9 @@ export async function runControllerManager(o: RunManagerOptions): Promise<number
       if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
     };
 
-    if (!config.leaderElection.enabled) {
-      await runLeading(o.signal);
-      return 0;
-    }
-    const le = config.leaderElection;
-    const identity = leaderIdentity();
-    let controllersDone: Promise<void> = Promise.resolve();
-    const electionClient = new RestClient({ ...base, userAgent: userAgent('leader-election') }, { qps: config.qps, burst: config.burst, contentType: 'application/json' });
-    closers.push(() => electionClient.close());
-    const elector = new LeaderElector(electionClient, {
-      lock: le.lock,
-      namespace: le.namespace,
-      name: le.name,
-      identity,
-      leaseDurationMs: le.leaseDurationMs,
-      renewDeadlineMs: le.renewDeadlineMs,
-      retryPeriodMs: le.retryPeriodMs,
-      logger: logger.child({ component: 'leaderelection' }),
-      onNewLeader: (holder) => {
-        if (holder !== identity) logger.info({ holder }, 'new leader elected');
-        lastRenewOk = Date.now();
-      },
-      onStartedLeading: (signal) => {
-        leading = true;
-        lastRenewOk = Date.now();
-        masterStatus.set({ name: le.name }, 1);
-        controllersDone = runLeading(signal).catch((err: unknown) => logger.error({ err }, 'Controllers stopped with an error'));
-      },
-      onStoppedLeading: () => {
-        leading = false;
-        masterStatus.set({ name: le.name }, 0);
-      },
-    });
-    masterStatus.set({ name: le.name }, 0);
-    await elector.run(o.signal);
-    await controllersDone;
-    if (o.signal.aborted) return 0;
-    logger.error('leaderelection lost');
-    return 1;
+    return await runLeaderElected({ settings: config.leaderElection, base, userAgent: userAgent('leader-election'), qps: config.qps, burst: config.burst, registry, checks, logger, signal: o.signal, lead: runLeading });
   } finally {
     for (const c of credentials) c.close();
-    for (const close of closers) close();
     await server?.close();
     auth?.close();
     client.close();

@@ -5,6 +5,7 @@
  * certificate for localhost are made at start, as kube does, kept in --cert-dir when it is given.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +22,8 @@ export type HealthCheck = () => string | undefined;
 
 export interface ControllerManagerServerOptions {
   serving: ServingConfig;
-  auth: DelegatedAuth;
+  /** delegated authentication and authorization; absent on a plain-HTTP (insecure) port, which serves anyone */
+  auth?: DelegatedAuth;
   registry: Registry;
   /** checks of /healthz, /livez and /readyz besides ping */
   checks: ReadonlyMap<string, HealthCheck>;
@@ -95,22 +97,33 @@ function status(res: ServerResponse, code: 401 | 403 | 500, message: string): vo
   res.end(JSON.stringify(body));
 }
 
+/**
+ * A control-plane component's own endpoint: HTTPS with delegated authentication (the secure port),
+ * or, without a certificate, the deprecated plain-HTTP port that answers anyone.
+ */
 export class ControllerManagerServer {
-  readonly #server: https.Server;
+  readonly #server: https.Server | http.Server;
   readonly #o: ControllerManagerServerOptions;
+  readonly #secure: boolean;
 
-  constructor(o: ControllerManagerServerOptions, cert: ServingCertificate) {
+  constructor(o: ControllerManagerServerOptions, cert?: ServingCertificate) {
     this.#o = o;
-    const tlsOptions: https.ServerOptions = { cert: cert.cert, key: cert.key, minVersion: tlsVersion(o.serving.tlsMinVersion) };
-    if (o.auth.clientCa !== undefined) Object.assign(tlsOptions, { ca: o.auth.clientCa, requestCert: true, rejectUnauthorized: false });
-    if (o.serving.tlsCipherSuites.length > 0) tlsOptions.ciphers = o.serving.tlsCipherSuites.join(':');
-    this.#server = https.createServer(tlsOptions, (req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.#handle(req, res).catch((err: unknown) => {
         o.logger.error({ err, path: req.url }, 'Request failed');
         if (!res.headersSent) status(res, 500, 'Internal Server Error');
         else res.destroy();
       });
-    });
+    };
+    this.#secure = cert !== undefined;
+    if (!cert) {
+      this.#server = http.createServer(handler);
+      return;
+    }
+    const tlsOptions: https.ServerOptions = { cert: cert.cert, key: cert.key, minVersion: tlsVersion(o.serving.tlsMinVersion) };
+    if (o.auth?.clientCa !== undefined) Object.assign(tlsOptions, { ca: o.auth.clientCa, requestCert: true, rejectUnauthorized: false });
+    if (o.serving.tlsCipherSuites.length > 0) tlsOptions.ciphers = o.serving.tlsCipherSuites.join(':');
+    this.#server = https.createServer(tlsOptions, handler);
   }
 
   async listen(): Promise<number> {
@@ -123,7 +136,7 @@ export class ControllerManagerServer {
       });
     });
     const port = (this.#server.address() as AddressInfo).port;
-    this.#o.logger.info({ address: `${bindAddress}:${port}` }, 'Serving securely');
+    this.#o.logger.info({ address: `${bindAddress}:${port}` }, this.#secure ? 'Serving securely' : 'Serving insecurely');
     return port;
   }
 
@@ -134,9 +147,10 @@ export class ControllerManagerServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const user = await this.#o.auth.authenticate(req);
+    const auth = this.#o.auth;
+    const user = auth ? await auth.authenticate(req) : { name: 'system:anonymous', groups: [] };
     if (!user) return status(res, 401, 'Unauthorized');
-    const decision = await this.#o.auth.authorize(user, req.method ?? 'GET', url.pathname);
+    const decision = auth ? await auth.authorize(user, req.method ?? 'GET', url.pathname) : { allowed: true, reason: '' };
     if (!decision.allowed) {
       const why = decision.reason ? `: ${decision.reason}` : '';
       return status(res, 403, `forbidden: User "${user.name}" cannot ${(req.method ?? 'GET').toLowerCase() === 'get' ? 'get' : (req.method ?? '').toLowerCase()} path "${url.pathname}"${why}`);

@@ -1,0 +1,9 @@
+/**
+ * Every plugin the scheduler knows, by kube's name (the in-tree registry of kube-scheduler 1.20).
+ */
+import type { PluginFactory } from '../framework/types';
+import { CORE_PLUGINS } from './core';
+
+export function pluginRegistry(): Map<string, PluginFactory> {
+  return new Map(Object.entries({ ...CORE_PLUGINS }));
+}
