@@ -1,11 +1,13 @@
 import t from 'tap';
 import { RESOURCES } from '../../../src/client/resources';
 import type { EventRecorder } from '../../../src/client/events';
+import type { RestClient } from '../../../src/client/rest-client';
 import type { KubeObject } from '../../../src/client/types';
 import type { NodeInfo } from '../../../src/scheduler/framework/node-info';
 import { podFitRequest } from '../../../src/scheduler/framework/resource';
 import { Code, type Status, unresolvable, unschedulable } from '../../../src/scheduler/framework/status';
 import { CycleState, type FrameworkHandle, type StateData } from '../../../src/scheduler/framework/types';
+import { apiActions } from '../../../src/scheduler/plugins/preemption/actions';
 import { PREEMPTION_PLUGINS, newDefaultPreemption, type PreemptionActions } from '../../../src/scheduler/plugins/preemption';
 import { Snapshot, fakeHandle, makeNode, makePod } from '../helpers';
 
@@ -174,6 +176,15 @@ t.test('dry run goes on until one candidate violates no budget', async (t) => {
   t.same(rec.deleted, ['free']);
 });
 
+t.test('nodes without lower-priority pods are not dry-run', async (t) => {
+  // the test filter would accept n0 (it holds only a more important pod), but the cycle's filters rejected it
+  const nodes = [makeNode('n0', { cpu: '4' }), makeNode('n1', { cpu: '2' })];
+  const pods = [podOn('important', 'n0', 500, '1'), podOn('low', 'n1', 1, '2')];
+  const { plugin, rec } = setup(nodes, pods);
+  t.equal((await plugin.postFilter(new CycleState(), preemptor(), failed(['n0', 'n1']))).result?.nominatedNodeName, 'n1');
+  t.same(rec.deleted, ['low']);
+});
+
 t.test('each node is tried on clones: the snapshot and the cycle state stay as they were', async (t) => {
   class Count implements StateData {
     constructor(public n = 0) {}
@@ -201,4 +212,20 @@ t.test('registry and factory', async (t) => {
   t.equal(p.name, 'DefaultPreemption');
   t.ok(p.postFilter);
   t.throws(() => PREEMPTION_PLUGINS.DefaultPreemption({ minCandidateNodesPercentage: 101 }, handle), { message: 'minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]' });
+});
+
+t.test('API actions: delete the pod, patch the status subresource', async (t) => {
+  const calls: unknown[][] = [];
+  const client = {
+    delete: async (...args: unknown[]) => void calls.push(['delete', ...args]),
+    patch: async (...args: unknown[]) => void calls.push(['patch', ...args]),
+  } as unknown as RestClient;
+  const actions = apiActions(client);
+  const victim = makePod('v', { namespace: 'ns' });
+  await actions.deletePod(victim);
+  await actions.clearNominatedNodeName(victim);
+  t.same(calls, [
+    ['delete', RESOURCES.pods, 'ns', 'v'],
+    ['patch', RESOURCES.pods, 'ns', 'v', 'strategic', { status: { nominatedNodeName: null } }, { subresource: 'status' }],
+  ]);
 });

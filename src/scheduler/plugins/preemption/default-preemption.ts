@@ -66,7 +66,7 @@ export class DefaultPreemption implements Plugin {
   /** the node to nominate, or '' when preemption cannot help */
   async preempt(state: CycleState, podIn: KubeObject, statuses: ReadonlyMap<string, Status>): Promise<string> {
     const pod = this.#latest(podIn);
-    if (!this.podEligibleToPreemptOthers(pod, statuses.get(nominatedNodeNameOf(pod)))) {
+    if (!this.podEligibleToPreemptOthers(pod, statuses.get(nominatedNodeNameOf(podIn)))) {
       this.#handle.logger.debug({ pod: `${pod.metadata?.namespace}/${pod.metadata?.name}` }, 'pod is not eligible for more preemption');
       return '';
     }
@@ -84,7 +84,8 @@ export class DefaultPreemption implements Plugin {
    */
   podEligibleToPreemptOthers(pod: KubeObject, nominatedNodeStatus: Status | undefined): boolean {
     const spec = (pod.spec ?? {}) as PodSpecFields;
-    if (this.#handle.featureGates.enabled('NonPreemptingPriority') && spec.preemptionPolicy === 'Never') return false;
+    // kube 1.20 reads the field alone: the API server drops it while the NonPreemptingPriority gate is off
+    if (spec.preemptionPolicy === 'Never') return false;
     const nominated = nominatedNodeNameOf(pod);
     if (!nominated) return true;
     if (nominatedNodeStatus?.code === Code.UnschedulableAndUnresolvable) return true;
@@ -120,8 +121,12 @@ export class DefaultPreemption implements Plugin {
   dryRun(state: CycleState, pod: KubeObject, nodes: readonly NodeInfo[], budgets: readonly Budget[], offset: number, wanted: number): Candidate[] {
     const clean: Candidate[] = [];
     const violating: Candidate[] = [];
+    const priority = podPriority(pod);
     for (let i = 0; i < nodes.length; i++) {
-      const nodeInfo = nodes[(offset + i) % nodes.length].clone();
+      const source = nodes[(offset + i) % nodes.length];
+      // nothing to evict: the filters already rejected this very snapshot of the node, so skip the clones
+      if (!source.pods.some((pi) => podPriority(pi.pod) < priority)) continue;
+      const nodeInfo = source.clone();
       const victims = selectVictimsOnNode(this.#handle, state.clone(), pod, nodeInfo, budgets);
       if (!victims) continue;
       (victims.numPDBViolations === 0 ? clean : violating).push({ name: nodeInfo.name, victims });
