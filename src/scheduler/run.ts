@@ -25,6 +25,7 @@ import { Snapshot } from './framework/snapshot';
 import { SchedulerMetrics } from './metrics';
 import { pluginRegistry } from './plugins/registry';
 import { SchedulingQueue } from './queue/scheduling-queue';
+import type { PluginFactory } from './framework/types';
 import { Framework, type ProfileConfig } from './runtime';
 import { Scheduler } from './scheduler';
 
@@ -131,7 +132,7 @@ export async function runScheduler(o: RunSchedulerOptions): Promise<number> {
 /** the informers, cache, queue, profiles and loop of one scheduler */
 export function buildScheduler(
   config: Pick<SchedulerRunConfig, 'profiles' | 'percentageOfNodesToScore' | 'podInitialBackoffSeconds' | 'podMaxBackoffSeconds' | 'featureGates'>,
-  deps: { client: RestClient; eventClient?: RestClient; logger: Logger; metrics?: SchedulerMetrics },
+  deps: { client: RestClient; eventClient?: RestClient; logger: Logger; metrics?: SchedulerMetrics; plugins?: Record<string, PluginFactory> },
 ): { scheduler: Scheduler; informers: InformerFactory; queue: SchedulingQueue; cache: SchedulerCache; profiles: Map<string, Framework> } {
   const { client, logger, metrics } = deps;
   const informers = new InformerFactory(client, { logger });
@@ -155,6 +156,7 @@ export function buildScheduler(
   const profiles = new Map<string, Framework>();
   const recorders = new Map<string, EventRecorder>();
   const registry = pluginRegistry();
+  for (const [name, factory] of Object.entries(deps.plugins ?? {})) registry.set(name, factory);
   // the queue's order comes from the profiles' (identical) QueueSort plugin; the queue holds the nominator
   const nominatorProxy = {
     nominatedPodsForNode: (n: string) => queue!.nominator.nominatedPodsForNode(n),

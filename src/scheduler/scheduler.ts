@@ -252,9 +252,14 @@ export class Scheduler {
         }
         metrics?.attempts.inc({ result: 'unschedulable', profile: fwk.profileName });
         await this.#recordFailure(fwk, info, err, 'Unschedulable', nominated, cycle);
+      } else if ((err as Error).message === NO_NODES_AVAILABLE) {
+        // counted as unschedulable, not as an error: a node appearing will bring the pod back
+        metrics?.attempts.inc({ result: 'unschedulable', profile: fwk.profileName });
+        await this.#recordFailure(fwk, info, err as Error, 'Unschedulable', '', cycle);
       } else {
+        // kube gives algorithm errors the Unschedulable reason too; the pod backs off
         metrics?.attempts.inc({ result: 'error', profile: fwk.profileName });
-        await this.#recordFailure(fwk, info, err as Error, 'SchedulerError', '', cycle);
+        await this.#recordFailure(fwk, info, err as Error, 'Unschedulable', '', cycle, true);
       }
       return;
     }
@@ -392,18 +397,18 @@ export class Scheduler {
    * kube's error handling for a failed cycle: the FailedScheduling event, the PodScheduled=False
    * condition (and the nominated node), and the pod back in the queue if it still needs a node.
    */
-  async #recordFailure(fwk: Framework, info: QueuedPodInfo, err: Error, reason: 'Unschedulable' | 'SchedulerError', nominatedNode: string, cycle: number): Promise<void> {
+  async #recordFailure(fwk: Framework, info: QueuedPodInfo, err: Error, reason: 'Unschedulable' | 'SchedulerError', nominatedNode: string, cycle: number, backoff = reason === 'SchedulerError'): Promise<void> {
     const { queue, logger, informers } = this.#o;
     const pod = info.pod;
     const message = err.message;
-    if (reason === 'SchedulerError') logger.error({ pod: podKey(pod), err: message }, 'Error scheduling pod; retrying');
+    if (backoff) logger.error({ pod: podKey(pod), err: message }, 'Error scheduling pod; retrying');
     else logger.info({ pod: podKey(pod), reason: message }, 'Unable to schedule pod; waiting');
     // requeue from the informer's newest copy, unless the pod is gone or bound meanwhile
     const cached = informers.informerFor(RESOURCES.pods).store.getObject(pod.metadata?.namespace, pod.metadata?.name ?? '');
     if (cached && cached.metadata?.uid === pod.metadata?.uid && !nodeNameOf(cached)) {
       const requeued: QueuedPodInfo = { ...info, pod: cached, podInfo: new PodInfo(cached) };
-      if (reason === 'Unschedulable') queue.addUnschedulableIfNotPresent(requeued, cycle);
-      else queue.addBackoff(requeued);
+      if (backoff) queue.addBackoff(requeued);
+      else queue.addUnschedulableIfNotPresent(requeued, cycle);
     }
     if (nominatedNode) queue.nominator.addNominatedPod(pod, nominatedNode);
     this.#recorder(fwk).event(pod, 'Warning', 'FailedScheduling', message);

@@ -3,7 +3,8 @@
  */
 import type { PluginFactory } from '../framework/types';
 import { CORE_PLUGINS } from './core';
+import { PREEMPTION_PLUGINS } from './preemption';
 
 export function pluginRegistry(): Map<string, PluginFactory> {
-  return new Map(Object.entries({ ...CORE_PLUGINS }));
+  return new Map(Object.entries({ ...CORE_PLUGINS, ...PREEMPTION_PLUGINS }));
 }
