@@ -5,7 +5,7 @@ import t from 'tap';
 import { FeatureGates } from '../../src/options/feature-gates';
 import { decodePolicy, loadPolicyConfigMap, policyToProfiles, readPolicyFile } from '../../src/scheduler/config';
 import type { KubeObject } from '../../src/client/types';
-import type { Policy } from '../../src/scheduler/config';
+import type { KubeSchedulerConfiguration, Policy } from '../../src/scheduler/config';
 
 const gates = new FeatureGates();
 const profiles = [{ schedulerName: 'default-scheduler' }];
@@ -165,7 +165,7 @@ t.test('policy files and ConfigMaps are read as kube reads them', async (t) => {
   t.same(readPolicyFile(file), { priorities: [] });
 
   const base = {
-    componentConfig: { profiles: [{ schedulerName: 'default-scheduler' }] } as never,
+    componentConfig: { profiles: [{ schedulerName: 'default-scheduler' }] } as unknown as KubeSchedulerConfiguration,
     featureGates: gates,
     hardPodAffinitySymmetricWeight: 1,
     profiles: [],
