@@ -5,7 +5,7 @@ import t from 'tap';
 import { FeatureGates } from '../../src/options/feature-gates';
 import { decodePolicy, loadPolicyConfigMap, policyToProfiles, readPolicyFile } from '../../src/scheduler/config';
 import type { KubeObject } from '../../src/client/types';
-import type { KubeSchedulerConfiguration, Policy } from '../../src/scheduler/config';
+import type { KubeSchedulerConfiguration, Policy, SchedulerProfile } from '../../src/scheduler/config';
 
 const gates = new FeatureGates();
 const profiles = [{ schedulerName: 'default-scheduler' }];
@@ -168,7 +168,7 @@ t.test('policy files and ConfigMaps are read as kube reads them', async (t) => {
     componentConfig: { profiles: [{ schedulerName: 'default-scheduler' }] } as unknown as KubeSchedulerConfiguration,
     featureGates: gates,
     hardPodAffinitySymmetricWeight: 1,
-    profiles: [],
+    profiles: [] as SchedulerProfile[],
     extenders: [],
     alwaysCheckAllPredicates: false,
   };
