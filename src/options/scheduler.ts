@@ -166,6 +166,15 @@ function algorithmSource(parsed: ParsedOptions): AlgorithmSource | undefined {
   return provider !== '' ? { provider } : undefined;
 }
 
+/**
+ * Flags a loaded --config makes kube ignore: the deprecated ones that fill the configuration and
+ * the leader election ones (the policy and provider flags, --address and --port still apply).
+ */
+const OVERRIDDEN_BY_CONFIG: readonly string[] = [
+  ...schedulerDeprecatedOptions.options.map((o) => o.name).filter((n) => !n.startsWith('policy-') && n !== 'use-legacy-policy-config' && n !== 'algorithm-provider'),
+  ...schedulerLeaderElectionOptions.options.map((o) => o.name),
+];
+
 /** a lone profile with neither plugins nor plugin configs: what a Policy may replace */
 const emptyProfiles = (cfg: KubeSchedulerConfiguration): boolean =>
   cfg.profiles.length === 1 && (cfg.profiles[0].pluginConfig ?? []).length === 0 && cfg.profiles[0].plugins === undefined;
@@ -289,6 +298,9 @@ function build(parsed: ParsedOptions): SchedulerConfig {
     writeConfigTo,
     featureGates,
     logging: loggingConfig(parsed),
-    ignoredFlags: Object.freeze(parsed.acceptedButIgnored()),
+    ignoredFlags: Object.freeze([
+      ...parsed.acceptedButIgnored(),
+      ...(configFile ? OVERRIDDEN_BY_CONFIG.filter((n) => parsed.isSet(n) && !parsed.acceptedButIgnored().includes(n)) : []),
+    ]),
   };
 }

@@ -131,6 +131,8 @@ t.test('--config: the file wins over deprecated flags; --address/--port and the 
   t.equal(c.profiles[0].schedulerName, 'fromfile');
   t.same(c.profiles[0].pluginConfig.InterPodAffinity, { hardPodAffinityWeight: 1 }, 'the weight flag is ignored with --config');
   t.equal(c.healthzBindAddress, '0.0.0.0:10251');
+  t.same(c.ignoredFlags, ['hard-pod-affinity-symmetric-weight', 'kube-api-qps', 'scheduler-name'], 'the flags the file overrides are reported as ignored');
+  t.same(config('--kube-api-qps=3').ignoredFlags, []);
   t.equal(schedulerConfig(parse(`--config=${file}`, '--port=12000')).metricsBindAddress, '0.0.0.0:12000');
   t.equal(schedulerConfig(parse(`--config=${file}`, '--algorithm-provider=ClusterAutoscalerProvider')).profiles[0].plugins.score[3].name, 'NodeResourcesMostAllocated');
 

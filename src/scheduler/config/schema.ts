@@ -155,8 +155,6 @@ export const POLICY_SHAPE = obj({
   alwaysCheckAllPredicates: 'bool',
 });
 
-const INT32_MAX = 2 ** 31 - 1;
-
 /**
  * Check `value` against `shape` and return a copy with nulls dropped and durations normalised.
  * Throws ConfigError naming the field (`profiles[0].plugins.score.enabled[1].weight`).
@@ -216,6 +214,3 @@ function wrongType(path: string, value: unknown, want: string): ConfigError {
   const got = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
   return new ConfigError(`${path || 'document'}: cannot decode ${got} ${JSON.stringify(value)} as ${want}`);
 }
-
-/** whether a decoded int fits Go's int32 (fields kube declares int32) */
-export const fitsInt32 = (n: number): boolean => n >= -INT32_MAX - 1 && n <= INT32_MAX;
