@@ -45,8 +45,8 @@ export interface SchedulerRunConfig {
   leaderElection: LeaderElectionSettings;
   serving: ServingConfig;
   auth: DelegatedAuthConfig;
-  /** the deprecated plain-HTTP endpoint; port 0: none */
-  insecure: { address: string; port: number };
+  /** the deprecated plain-HTTP endpoints (healthz and metrics; one server when they are the same): `host:port`, '' for none */
+  insecureAddresses: readonly string[];
   featureGates: FeatureGates;
 }
 
@@ -104,10 +104,12 @@ export async function runScheduler(o: RunSchedulerOptions): Promise<number> {
       servers.push(server);
       ports.secure = await server.listen();
     }
-    if (config.insecure.port !== 0) {
-      const server = new ControllerManagerServer({ serving: { bindAddress: config.insecure.address, securePort: config.insecure.port, tlsCipherSuites: [] }, registry, checks, logger });
+    for (const address of new Set(config.insecureAddresses.filter((a) => a !== ''))) {
+      const at = address.lastIndexOf(':');
+      const host = address.slice(0, at).replace(/^\[|\]$/g, '');
+      const server = new ControllerManagerServer({ serving: { bindAddress: host, securePort: Number(address.slice(at + 1)), tlsCipherSuites: [] }, registry, checks, logger });
       servers.push(server);
-      ports.insecure = await server.listen();
+      ports.insecure ??= await server.listen();
     }
     o.onServing?.(ports);
 

@@ -15,8 +15,7 @@ import type { Snapshot } from './framework/snapshot';
 import { Code, Status, errorStatus, isSuccess, type Result } from './framework/status';
 import { CycleState, MAX_NODE_SCORE, MIN_NODE_SCORE, type FrameworkHandle, type NodeScore, type Plugin, type PluginFactory, type PodNominator, type PostFilterResult, type QueuedPodInfo } from './framework/types';
 
-export const EXTENSION_POINTS = ['queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'permit', 'preBind', 'bind', 'postBind'] as const;
-export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
+import { EXTENSION_POINTS, type ExtensionPoint, type PluginRef } from './config/types';
 
 /** the method a plugin must have to sit at an extension point, and kube's name of that point */
 const POINT_METHOD: Record<ExtensionPoint, { method: keyof Plugin; kind: string }> = {
@@ -32,11 +31,6 @@ const POINT_METHOD: Record<ExtensionPoint, { method: keyof Plugin; kind: string 
   bind: { method: 'bind', kind: 'BindPlugin' },
   postBind: { method: 'postBind', kind: 'PostBindPlugin' },
 };
-
-export interface PluginRef {
-  name: string;
-  weight?: number;
-}
 
 /** a resolved profile: which plugins run at each point (in order) and their args */
 export interface ProfileConfig {
@@ -335,4 +329,4 @@ export class Framework implements FrameworkHandle {
   }
 }
 
-export { CycleState, NodeInfo };
+export { CycleState, NodeInfo, EXTENSION_POINTS, type ExtensionPoint, type PluginRef };
