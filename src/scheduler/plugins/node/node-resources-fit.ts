@@ -61,6 +61,7 @@ export function insufficientResourcesFor(request: Resource, nodeInfo: NodeInfo, 
   if (allocatable.ephemeralStorage < request.ephemeralStorage + requested.ephemeralStorage) {
     out = add(out, EPHEMERAL_STORAGE, 'Insufficient ephemeral-storage', request.ephemeralStorage, requested.ephemeralStorage, allocatable.ephemeralStorage);
   }
+  if (request.scalar.size === 0) return out;
   for (const [name, quantity] of request.scalar) {
     if (isExtendedResource(name) && (ignored.names?.has(name) || (ignored.groups && ignored.groups.size > 0 && ignored.groups.has(name.split('/')[0])))) continue;
     const used = requested.scalar.get(name) ?? 0;

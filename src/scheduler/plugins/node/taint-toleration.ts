@@ -4,7 +4,7 @@
  * PreferNoSchedule taints the pod does not tolerate, and normalization reverses it so that fewer
  * such taints score higher.
  */
-import { taintsOf, toleratesTaint, type Taint, type Toleration } from '../../../controllers/util/taints';
+import { toleratesTaint, type Taint, type Toleration } from '../../../controllers/util/taints';
 import type { KubeObject } from '../../../client/types';
 import type { NodeInfo } from '../../framework/node-info';
 import { errorStatus, unresolvable, type Result, type Status } from '../../framework/status';
@@ -14,6 +14,13 @@ import { tolerationsTolerate } from './node-unschedulable';
 
 export const TAINT_TOLERATION = 'TaintToleration';
 const PRE_SCORE_KEY = `PreScore${TAINT_TOLERATION}`;
+
+const NO_TAINTS: readonly Taint[] = [];
+
+/** the node's taints without allocating for a node that has none */
+function taintsOf(node: KubeObject): readonly Taint[] {
+  return (node.spec as { taints?: Taint[] } | undefined)?.taints ?? NO_TAINTS;
+}
 
 function tolerationsOf(pod: KubeObject): Toleration[] | undefined {
   return (pod.spec as { tolerations?: Toleration[] } | undefined)?.tolerations;
