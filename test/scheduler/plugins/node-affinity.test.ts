@@ -53,6 +53,10 @@ t.test('node selector terms: ORed terms, ANDed requirements, fields, invalid and
   t.notOk(m({ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n2'] }] }), 'labels and fields are ANDed');
   t.same(nodeSelectorRequirementsAsSelector([{ key: 'a', operator: 'Near' }]), { error: '"Near" is not a valid node selector operator' });
   t.equal(nodeSelectorRequirementsAsSelector([]), undefined, 'no requirements: nothing');
+  const list = [expr('zone', 'In', ['a'])];
+  t.equal(NodeSelectorTerms.cached(list), NodeSelectorTerms.cached(list), 'compiled once per list');
+  t.ok(NodeSelectorTerms.cached(list).matches({ zone: 'a' }, 'any'), 'matches labels and a name without a Node object');
+  t.notOk(NodeSelectorTerms.cached(undefined).matches({ zone: 'a' }, 'any'));
 });
 
 t.test('pod node selector and required affinity', async (t) => {

@@ -37,6 +37,7 @@ t.test('ImageLocality', async (t) => {
   t.equal(p.score!(state, withImages('tiny'), n2), 0, 'below 23MB after spreading scores 0');
   t.equal(p.score!(state, withImages('redis:6'), n1), 79, 'an image on every node counts its full size');
   t.equal(imageLocalityScore(5000 * MB, 1), 100, 'clamped at the maximum');
+  t.equal(imageLocalityScore(0, 0), 0, 'no containers: raised to the minimum, scoring 0');
   t.equal((p.score!(state, withImages('nginx'), new NodeInfo()) as Status).code, Code.Error);
 });
 

@@ -24,7 +24,8 @@ export function normalizedImageName(name: string): string {
 /** kube's calculatePriority */
 export function imageLocalityScore(sumScores: number, numContainers: number): number {
   const max = MAX_CONTAINER_THRESHOLD * numContainers;
-  const clamped = Math.min(Math.max(sumScores, MIN_THRESHOLD), max);
+  // raised to the minimum first, else lowered to the maximum, as kube does
+  const clamped = sumScores < MIN_THRESHOLD ? MIN_THRESHOLD : sumScores > max ? max : sumScores;
   return Math.trunc((MAX_NODE_SCORE * (clamped - MIN_THRESHOLD)) / (max - MIN_THRESHOLD));
 }
 

@@ -105,6 +105,17 @@ export class NodeSelectorTerms {
     return new NodeSelectorTerms(out);
   }
 
+  /**
+   * The compiled form of a terms list, cached per list object (a PV's nodeAffinity.required
+   * terms, a pod's): objects from informers are replaced, not changed, so this is safe.
+   */
+  static cached(terms: readonly NodeSelectorTermObject[] | null | undefined): NodeSelectorTerms {
+    if (!terms) return NodeSelectorTerms.compile(terms);
+    let c = termsCache.get(terms);
+    if (!c) termsCache.set(terms, (c = NodeSelectorTerms.compile(terms)));
+    return c;
+  }
+
   /** kube's MatchNodeSelectorTerms against a node's labels and name */
   matches(labels: Record<string, string> | undefined, nodeName: string): boolean {
     for (let i = 0; i < this.#terms.length; i++) {
@@ -159,6 +170,7 @@ export class RequiredNodeSelector {
 }
 
 const cache = new WeakMap<KubeObject, RequiredNodeSelector>();
+const termsCache = new WeakMap<readonly NodeSelectorTermObject[], NodeSelectorTerms>();
 
 export function nodeAffinityOf(pod: KubeObject): NodeAffinityObject | undefined {
   return (podSpec(pod).affinity as { nodeAffinity?: NodeAffinityObject | null } | undefined)?.nodeAffinity ?? undefined;
