@@ -3,9 +3,6 @@
  * absent args are an empty object; anything but an object is refused as kube refuses args of the
  * wrong type.
  */
-import { errorStatus, type Status } from '../../framework/status';
-import type { KubeObject } from '../../../client/types';
-import type { NodeInfo } from '../../framework/node-info';
 
 export type Args = Record<string, unknown>;
 
@@ -44,8 +41,3 @@ export function resourceSpecs(args: Args, kind: string): ResourceSpec[] {
 
 /** kube's answer when a NodeInfo carries no Node */
 export const NODE_NOT_FOUND = 'node not found';
-
-/** the NodeInfo's node, or kube's Error status when there is none */
-export function nodeOrError(nodeInfo: NodeInfo): KubeObject | Status {
-  return nodeInfo.node ?? errorStatus(new Error(NODE_NOT_FOUND));
-}
