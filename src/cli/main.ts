@@ -2,17 +2,18 @@
 import { apiServerCommand } from './apiserver';
 import { benchCommand } from './bench';
 import { controllerManagerCommand } from './controller-manager';
+import { schedulerCommand } from './scheduler';
 import { notImplementedCommand } from './not-implemented';
 import { processIo } from './io';
 import { ballastVersion } from '../server/version';
 import type { CliIo, Command, CommandResult } from './io';
 
-/** every subcommand; only apiserver exists so far */
+/** every subcommand */
 export const COMMANDS: readonly Command[] = Object.freeze([
   apiServerCommand,
   benchCommand,
   controllerManagerCommand,
-  notImplementedCommand('scheduler', 'assign pods to nodes'),
+  schedulerCommand,
   notImplementedCommand('nodeagent', 'run the pods assigned to this node'),
   notImplementedCommand('all', 'run every component in one process'),
 ]);

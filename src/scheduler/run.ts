@@ -13,7 +13,7 @@ import { loadClientConfig } from '../client/kubeconfig';
 import { runLeaderElected, type LeaderElectionSettings } from '../client/leader-run';
 import { RestClient } from '../client/rest-client';
 import { RESOURCES } from '../client/resources';
-import type { ResourceRef } from '../client/types';
+import type { KubeObject, ResourceRef } from '../client/types';
 import { DelegatedAuth } from '../controllers/delegated-auth';
 import { ControllerManagerServer, servingCertificate, type HealthCheck } from '../controllers/serving';
 import type { DelegatedAuthConfig, ServingConfig } from '../options/controller-manager';
@@ -48,6 +48,8 @@ export interface SchedulerRunConfig {
   /** the deprecated plain-HTTP endpoints (healthz and metrics; one server when they are the same): `host:port`, '' for none */
   insecureAddresses: readonly string[];
   featureGates: FeatureGates;
+  /** profiles that need the API first (a --policy-configmap Policy): read once the client exists */
+  loadProfiles?: (getConfigMap: (namespace: string, name: string) => Promise<KubeObject>) => Promise<readonly ProfileConfig[]>;
 }
 
 /** client-go's user agent for kube-scheduler */
@@ -92,8 +94,9 @@ export async function runScheduler(o: RunSchedulerOptions): Promise<number> {
   const servers: ControllerManagerServer[] = [];
   let auth: DelegatedAuth | undefined;
   try {
+    const profiles = config.loadProfiles ? await config.loadProfiles((ns, name) => client.get(RESOURCES.configMaps, ns, name)) : config.profiles;
     // a fresh world per term of leadership; the plugins are built now to fail fast, and again per term
-    const build = () => buildScheduler(config, { client, eventClient, logger, metrics });
+    const build = () => buildScheduler({ ...config, profiles }, { client, eventClient, logger, metrics });
     build();
 
     const ports: { secure?: number; insecure?: number } = {};

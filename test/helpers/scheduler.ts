@@ -7,9 +7,16 @@ import type { Test } from 'tap';
 import { loadClientConfig } from '../../src/client/kubeconfig';
 import { RestClient } from '../../src/client/rest-client';
 import { DEFAULT_FEATURE_GATES } from '../../src/options/feature-gates';
+import { defaultConfiguration, resolveProfiles } from '../../src/scheduler/config';
 import { buildScheduler } from '../../src/scheduler/run';
 import type { PluginFactory } from '../../src/scheduler/framework/types';
 import type { ProfileConfig } from '../../src/scheduler/runtime';
+
+/** the profiles kube-scheduler 1.20 runs with no configuration (DefaultProvider, one profile) */
+export function defaultProfiles(names: readonly string[] = ['default-scheduler']): ProfileConfig[] {
+  const cfg = defaultConfiguration({ profiles: names.map((schedulerName) => ({ schedulerName })) }, DEFAULT_FEATURE_GATES);
+  return [...resolveProfiles({ componentConfig: cfg, algorithmSource: { provider: 'DefaultProvider' }, featureGates: DEFAULT_FEATURE_GATES, hardPodAffinitySymmetricWeight: 1 }).profiles];
+}
 
 export interface TestScheduler {
   client: RestClient;

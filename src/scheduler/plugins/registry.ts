@@ -3,8 +3,9 @@
  */
 import type { PluginFactory } from '../framework/types';
 import { CORE_PLUGINS } from './core';
+import { NODE_PLUGINS } from './node';
 import { PREEMPTION_PLUGINS } from './preemption';
 
 export function pluginRegistry(): Map<string, PluginFactory> {
-  return new Map(Object.entries({ ...CORE_PLUGINS, ...PREEMPTION_PLUGINS }));
+  return new Map(Object.entries({ ...CORE_PLUGINS, ...NODE_PLUGINS, ...PREEMPTION_PLUGINS }));
 }
