@@ -307,3 +307,37 @@ t.test('PreBind: a write the API server refuses fails the pod and un-assumes the
   t.same(s?.reasons, ['conflict']);
   t.equal(filterAll(plugin, snapshot, podWith('p2', ['b'])).byNode.n1, undefined, 'the volume is free again');
 });
+
+t.test('PreBind: the PV controller dropping the claimRef fails the pod', async (t) => {
+  const { plugin, snapshot } = setup({ pvcs: [lateClaim('c')], pvs: [makePV('pv1', { storageClass: 'local' })], classes: [localClass] }, undefined, (h, obj) => {
+    h.lister(RESOURCES.persistentVolumes).upsert({ ...obj, metadata: { ...obj.metadata, resourceVersion: '9' }, spec: { ...obj.spec as object, claimRef: undefined } });
+  });
+  const pod = podWith('p', ['c']);
+  const r = filterAll(plugin, snapshot, pod);
+  await plugin.reserve!(r.state, pod, 'n1');
+  const s = await plugin.preBind!(r.state, pod, 'n1');
+  t.same(s?.reasons, ['binding volumes: ClaimRef got reset for pv "pv1"']);
+});
+
+t.test('local volumes pinned to a hostname are merged by size with the other volumes', async (t) => {
+  const chosenOn = async (pvs: KubeObject[], node: string) => {
+    const { plugin, snapshot, writes } = setup({ pvcs: [lateClaim('c')], pvs, classes: [localClass] }, { bindTimeoutSeconds: 1 });
+    const pod = podWith('p', ['c']);
+    const r = filterAll(plugin, snapshot, pod);
+    if (r.byNode[node]) return r.byNode[node]?.reasons;
+    await plugin.reserve!(r.state, pod, node);
+    void plugin.preBind!(r.state, pod, node);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    return writes.volumes.map((v) => v.metadata?.name);
+  };
+  const pvs = [
+    makePV('any-big', { storageClass: 'local', capacity: '50Gi' }),
+    makePV('n1-small', { storageClass: 'local', capacity: '5Gi', nodeTerms: onNode('n1') }),
+    makePV('n2-mid', { storageClass: 'local', capacity: '20Gi', nodeTerms: onNode('n2') }),
+    makePV('zone-a', { storageClass: 'local', capacity: '10Gi', nodeTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] }),
+  ];
+  t.same(await chosenOn(pvs, 'n1'), ['n1-small']);
+  t.same(await chosenOn(pvs, 'n2'), ['n2-mid']);
+  t.same(await chosenOn([pvs[0], pvs[3], makePV('n1-10', { storageClass: 'local', capacity: '10Gi', nodeTerms: onNode('n1') })], 'n1'), ['zone-a'], 'equal sizes: the first listed wins');
+  t.same(await chosenOn([pvs[2]], 'n1'), [ERR_REASON_BIND_CONFLICT]);
+});

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { NodeInfo } from '../../../src/scheduler/framework/node-info';
 import { Code } from '../../../src/scheduler/framework/status';
 import { ERR_REASON_VOLUME_ZONE_CONFLICT, VOLUME_ZONE, newVolumeZone } from '../../../src/scheduler/plugins/volume/volume-zone';
 import { makeNode } from '../helpers';
@@ -64,6 +65,13 @@ t.test('missing objects are errors with the lister wording', async (t) => {
   t.same(run({ pvcs: [makePVC('c1', { volumeName: 'pv9', bound: true })] }, { [ZONE]: 'a' })?.reasons, ['persistentvolume "pv9" not found']);
   t.same(run({}, { [ZONE]: 'a' }, [''])?.reasons, ['PersistentVolumeClaim had no name']);
   t.equal(run({}, {}), undefined, 'not looked up on a node without zone labels');
+});
+
+t.test('a NodeInfo without its Node is an error', async (t) => {
+  const { handle } = volumeHandle({ nodes: [] });
+  const s = newVolumeZone(undefined, handle).filter!(newState(), podWith('p', ['c1']), new NodeInfo());
+  t.equal(s?.code, Code.Error);
+  t.same(s?.reasons, ['node not found']);
 });
 
 t.test('pods without volumes pass', async (t) => {

@@ -14,7 +14,7 @@ import {
 import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../../api/selectors';
 import { AssumeCache, objectKeyOf, versionOf } from './assume-cache';
 import { WAIT_FOR_FIRST_CONSUMER, type StorageClassShape } from './claims';
-import { matchTopologySelectorTerms, volumeFitsNode } from './node-selector';
+import { matchTopologySelectorTerms, volumeFitsNode, type NodeSelectorTerm } from './node-selector';
 
 export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
@@ -66,9 +66,33 @@ interface ClaimCandidates {
   claim: KubeObject;
   /** a volume pre-bound to the claim decides alone */
   prebound?: KubeObject;
-  /** available volumes, smallest first */
-  free: KubeObject[];
+  /** available volumes pinned to one or more hostnames (local volumes), smallest first, by hostname */
+  pinned: Map<string, FreeVolume[]>;
+  /** the other available volumes, smallest first */
+  unpinned: FreeVolume[];
 }
+
+interface FreeVolume {
+  pv: KubeObject;
+  capacity: number;
+  /** its place in the list: among equal sizes the first listed wins, as kube's strict comparison keeps it */
+  order: number;
+}
+
+const HOSTNAME = 'kubernetes.io/hostname';
+
+/** the hostnames a volume's node affinity is exactly `kubernetes.io/hostname In (...)`, else undefined */
+function pinnedHosts(pv: KubeObject): string[] | undefined {
+  const terms = (pv.spec as { nodeAffinity?: { required?: { nodeSelectorTerms?: NodeSelectorTerm[] } | null } | null } | undefined)?.nodeAffinity?.required?.nodeSelectorTerms;
+  if (!terms || terms.length !== 1) return undefined;
+  const [term] = terms;
+  if (term.matchFields?.length || term.matchExpressions?.length !== 1) return undefined;
+  const [e] = term.matchExpressions;
+  if (e.key !== HOSTNAME || e.operator !== 'In' || !e.values?.length) return undefined;
+  return e.values;
+}
+
+const before = (a: FreeVolume, b: FreeVolume) => a.capacity < b.capacity || (a.capacity === b.capacity && a.order < b.order);
 
 export class VolumeBinder {
   readonly #o: VolumeBinderOptions;
@@ -121,7 +145,8 @@ export class VolumeBinder {
           throw new Error(`error creating internal label selector for claim: ${claimKeyOf(claim)}: ${(err as Error).message}`);
         }
       }
-      const c: ClaimCandidates = { claim, free: [] };
+      const c: ClaimCandidates = { claim, pinned: new Map(), unpinned: [] };
+      const free: FreeVolume[] = [];
       for (const pv of all) {
         if (volumeClass(pv) !== wantedClass) continue;
         const spec = volumeSpec(pv);
@@ -137,10 +162,21 @@ export class VolumeBinder {
         if (phaseOf(pv) !== 'Available') continue;
         if (selector && !selector.matches(pv.metadata?.labels ?? {})) continue;
         if (!accessModesContained(spec.accessModes ?? [], wantedModes)) continue;
-        c.free.push(pv);
+        free.push({ pv, capacity: volumeCapacity(pv), order: free.length });
       }
-      // stable: among equal sizes the first listed wins, as kube's strict comparison keeps it
-      c.free.sort((a, b) => volumeCapacity(a) - volumeCapacity(b));
+      free.sort((a, b) => a.capacity - b.capacity || a.order - b.order);
+      for (const f of free) {
+        const hosts = pinnedHosts(f.pv);
+        if (!hosts) {
+          c.unpinned.push(f);
+          continue;
+        }
+        for (const h of new Set(hosts)) {
+          let list = c.pinned.get(h);
+          if (!list) c.pinned.set(h, (list = []));
+          list.push(f);
+        }
+      }
       out.push(c);
     }
     return out;
@@ -193,9 +229,17 @@ export class VolumeBinder {
 
   #match(c: ClaimCandidates, labels: Readonly<Record<string, string>>, chosen: ReadonlySet<string>): KubeObject | undefined {
     if (c.prebound && !chosen.has(c.prebound.metadata?.name ?? '')) return volumeFitsNode(c.prebound, labels) ? c.prebound : undefined;
-    for (const pv of c.free) {
-      if (chosen.has(pv.metadata?.name ?? '')) continue;
-      if (volumeFitsNode(pv, labels)) return pv;
+    // volumes pinned to this node's hostname fit it without a check; merge them with the rest by size
+    const hostname = labels[HOSTNAME];
+    const pinned = hostname === undefined ? [] : c.pinned.get(hostname) ?? [];
+    const rest = c.unpinned;
+    let i = 0;
+    let j = 0;
+    while (i < pinned.length || j < rest.length) {
+      const takePinned = j >= rest.length || (i < pinned.length && before(pinned[i], rest[j]));
+      const f = takePinned ? pinned[i++] : rest[j++];
+      if (chosen.has(f.pv.metadata?.name ?? '')) continue;
+      if (takePinned || volumeFitsNode(f.pv, labels)) return f.pv;
     }
     return undefined;
   }
@@ -297,6 +341,9 @@ export class VolumeBinder {
       if (!pvc) throw new Error(`failed to check binding: could not find ${this.#o.claims.description} "${claimKeyOf(b.pvc)}"`);
       // the informer has not seen our write yet
       if (versionOf(b.pv) > versionOf(pv)) return false;
+      if (!volumeFitsNode(pv, node.metadata?.labels ?? {})) {
+        throw new Error(`pv "${pvName}" node affinity doesn't match node "${nodeName}": no matching NodeSelectorTerms`);
+      }
       const ref = volumeSpec(pv).claimRef;
       if (!ref || !ref.uid) throw new Error(`ClaimRef got reset for pv "${pvName}"`);
       if (!isClaimFullyBound(pvc)) return false;

@@ -84,7 +84,8 @@ export const newVolumeZone: PluginFactory = (_args: unknown, handle: FrameworkHa
     name: VOLUME_ZONE,
     filter(state: CycleState, pod: KubeObject, nodeInfo: NodeInfo): Result {
       if (podVolumes(pod).length === 0) return undefined;
-      const labels = nodeInfo.node?.metadata?.labels ?? {};
+      if (!nodeInfo.node) return new Status(Code.Error, ['node not found']);
+      const labels = nodeInfo.node.metadata?.labels ?? {};
       // a node without zone labels fits any volume
       if (!ZONE_LABELS.some((k) => k in labels)) return undefined;
       let zs = state.read<ZoneState>(stateKey);
