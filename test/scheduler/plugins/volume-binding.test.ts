@@ -341,3 +341,19 @@ t.test('local volumes pinned to a hostname are merged by size with the other vol
   t.same(await chosenOn([pvs[0], pvs[3], makePV('n1-10', { storageClass: 'local', capacity: '10Gi', nodeTerms: onNode('n1') })], 'n1'), ['zone-a'], 'equal sizes: the first listed wins');
   t.same(await chosenOn([pvs[2]], 'n1'), [ERR_REASON_BIND_CONFLICT]);
 });
+
+t.test('generic ephemeral volumes use the claim named <pod>-<volume>, when the gate is on', async (t) => {
+  const { FeatureGates } = await import('../../../src/options/feature-gates');
+  const pod = podWith('web', [{ ephemeral: { volumeClaimTemplate: {} } }]);
+  const owned = makePVC('web-v0', { storageClass: 'dyn' });
+  owned.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'Pod', name: 'web', uid: pod.metadata!.uid!, controller: true }];
+  const run = (gate: boolean, pvcs: KubeObject[]) => {
+    const { handle } = volumeHandle({ nodes, pvcs, classes: [dynClass()] });
+    const plugin = newVolumeBinding(undefined, { ...handle, featureGates: new FeatureGates({ GenericEphemeralVolume: gate }) });
+    return plugin.preFilter!(newState(), pod);
+  };
+  t.same(run(true, [])?.reasons, ['persistentvolumeclaim "web-v0" not found']);
+  t.equal(run(true, [owned]), undefined);
+  t.same(run(true, [makePVC('web-v0', { storageClass: 'dyn' })])?.reasons, ['persistentvolumeclaim "web-v0" was not created for the pod']);
+  t.equal(run(false, []), undefined, 'gate off: the volume is not a claim');
+});
