@@ -5,16 +5,15 @@
  * choice in memory, writes it to the API server and waits for the PV controller to finish.
  */
 import type { KubeObject } from '../../../client/types';
-import { accessModesContained, volumeModeMismatch } from '../../../controllers/volume/binder/matching';
 import { claimRefOf } from '../../../controllers/volume/binder/provisioner';
 import {
   ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE, claimClass, claimSpec, hasAnnotation, isVolumeBoundToClaim,
-  phaseOf, requestedStorage, volumeCapacity, volumeClass, volumeSpec,
+  requestedStorage, volumeSpec,
 } from '../../../controllers/volume/volume-util';
-import { labelSelectorFromObject, type LabelSelector, type LabelSelectorObject } from '../../../api/selectors';
 import { AssumeCache, objectKeyOf, versionOf } from './assume-cache';
 import { WAIT_FOR_FIRST_CONSUMER, type StorageClassShape } from './claims';
-import { matchTopologySelectorTerms, volumeFitsNode, type NodeSelectorTerm } from './node-selector';
+import { matchTopologySelectorTerms, volumeFitsNode } from './node-selector';
+import { claimCandidates, matchVolume, type ClaimCandidates } from './volume-matching';
 
 export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
@@ -61,39 +60,6 @@ export const isClaimFullyBound = (pvc: KubeObject): boolean => !!claimSpec(pvc).
 const claimKeyOf = (pvc: KubeObject) => `${pvc.metadata?.namespace ?? ''}/${pvc.metadata?.name ?? ''}`;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** the volumes one claim may get, narrowed once a cycle by everything but the node */
-interface ClaimCandidates {
-  claim: KubeObject;
-  /** a volume pre-bound to the claim decides alone */
-  prebound?: KubeObject;
-  /** available volumes pinned to one or more hostnames (local volumes), smallest first, by hostname */
-  pinned: Map<string, FreeVolume[]>;
-  /** the other available volumes, smallest first */
-  unpinned: FreeVolume[];
-}
-
-interface FreeVolume {
-  pv: KubeObject;
-  capacity: number;
-  /** its place in the list: among equal sizes the first listed wins, as kube's strict comparison keeps it */
-  order: number;
-}
-
-const HOSTNAME = 'kubernetes.io/hostname';
-
-/** the hostnames a volume's node affinity is exactly `kubernetes.io/hostname In (...)`, else undefined */
-function pinnedHosts(pv: KubeObject): string[] | undefined {
-  const terms = (pv.spec as { nodeAffinity?: { required?: { nodeSelectorTerms?: NodeSelectorTerm[] } | null } | null } | undefined)?.nodeAffinity?.required?.nodeSelectorTerms;
-  if (!terms || terms.length !== 1) return undefined;
-  const [term] = terms;
-  if (term.matchFields?.length || term.matchExpressions?.length !== 1) return undefined;
-  const [e] = term.matchExpressions;
-  if (e.key !== HOSTNAME || e.operator !== 'In' || !e.values?.length) return undefined;
-  return e.values;
-}
-
-const before = (a: FreeVolume, b: FreeVolume) => a.capacity < b.capacity || (a.capacity === b.capacity && a.order < b.order);
-
 export class VolumeBinder {
   readonly #o: VolumeBinderOptions;
 
@@ -129,57 +95,8 @@ export class VolumeBinder {
 
   /** the node-independent half of kube's FindMatchingVolume, for each claim to bind without a selected node */
   candidates(claimsToBind: readonly KubeObject[]): ClaimCandidates[] {
-    const out: ClaimCandidates[] = [];
     const all = this.#o.volumes.list();
-    for (const claim of claimsToBind) {
-      if (hasAnnotation(claim, ANN_SELECTED_NODE)) continue;
-      const requested = requestedStorage(claim);
-      const wantedClass = claimClass(claim);
-      const wantedModes = claimSpec(claim).accessModes ?? [];
-      let selector: LabelSelector | undefined;
-      const sel = claimSpec(claim).selector;
-      if (sel) {
-        try {
-          selector = labelSelectorFromObject(sel as LabelSelectorObject);
-        } catch (err) {
-          throw new Error(`error creating internal label selector for claim: ${claimKeyOf(claim)}: ${(err as Error).message}`);
-        }
-      }
-      const c: ClaimCandidates = { claim, pinned: new Map(), unpinned: [] };
-      const free: FreeVolume[] = [];
-      for (const pv of all) {
-        if (volumeClass(pv) !== wantedClass) continue;
-        const spec = volumeSpec(pv);
-        const boundToClaim = isVolumeBoundToClaim(pv, claim);
-        if (spec.claimRef && !boundToClaim) continue;
-        if (volumeCapacity(pv) < requested) continue;
-        if (volumeModeMismatch(pv, claim)) continue;
-        if (pv.metadata?.deletionTimestamp) continue;
-        if (boundToClaim) {
-          c.prebound ??= pv;
-          continue;
-        }
-        if (phaseOf(pv) !== 'Available') continue;
-        if (selector && !selector.matches(pv.metadata?.labels ?? {})) continue;
-        if (!accessModesContained(spec.accessModes ?? [], wantedModes)) continue;
-        free.push({ pv, capacity: volumeCapacity(pv), order: free.length });
-      }
-      free.sort((a, b) => a.capacity - b.capacity || a.order - b.order);
-      for (const f of free) {
-        const hosts = pinnedHosts(f.pv);
-        if (!hosts) {
-          c.unpinned.push(f);
-          continue;
-        }
-        for (const h of new Set(hosts)) {
-          let list = c.pinned.get(h);
-          if (!list) c.pinned.set(h, (list = []));
-          list.push(f);
-        }
-      }
-      out.push(c);
-    }
-    return out;
+    return claimsToBind.filter((claim) => !hasAnnotation(claim, ANN_SELECTED_NODE)).map((claim) => claimCandidates(claim, all));
   }
 
   /**
@@ -211,7 +128,7 @@ export class VolumeBinder {
     }
     const chosen = new Set<string>();
     for (const c of candidates) {
-      const pv = this.#match(c, labels, chosen);
+      const pv = matchVolume(c, labels, chosen);
       if (!pv) {
         toProvision.push(c.claim);
         continue;
@@ -225,23 +142,6 @@ export class VolumeBinder {
       podVolumes.dynamicProvisions = provisions;
     }
     return { reasons, podVolumes };
-  }
-
-  #match(c: ClaimCandidates, labels: Readonly<Record<string, string>>, chosen: ReadonlySet<string>): KubeObject | undefined {
-    if (c.prebound && !chosen.has(c.prebound.metadata?.name ?? '')) return volumeFitsNode(c.prebound, labels) ? c.prebound : undefined;
-    // volumes pinned to this node's hostname fit it without a check; merge them with the rest by size
-    const hostname = labels[HOSTNAME];
-    const pinned = hostname === undefined ? [] : c.pinned.get(hostname) ?? [];
-    const rest = c.unpinned;
-    let i = 0;
-    let j = 0;
-    while (i < pinned.length || j < rest.length) {
-      const takePinned = j >= rest.length || (i < pinned.length && before(pinned[i], rest[j]));
-      const f = takePinned ? pinned[i++] : rest[j++];
-      if (chosen.has(f.pv.metadata?.name ?? '')) continue;
-      if (takePinned || volumeFitsNode(f.pv, labels)) return f.pv;
-    }
-    return undefined;
   }
 
   /** kube's checkVolumeProvisions: undefined when some claim cannot be provisioned on the node */

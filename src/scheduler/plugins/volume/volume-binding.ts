@@ -14,6 +14,7 @@ import { AssumeCache } from './assume-cache';
 import { notFound, volumeListers } from './claims';
 import { podVolumes } from './pod-volumes';
 import { VolumeBinder, type BindingWriter, type ClaimSets, type PodVolumes } from './volume-binder';
+import type { ClaimCandidates } from './volume-matching';
 
 export const VOLUME_BINDING = 'VolumeBinding';
 export const DEFAULT_BIND_TIMEOUT_SECONDS = 600;
@@ -37,7 +38,7 @@ class BindingState implements StateData {
   skip = false;
   sets: ClaimSets = { boundClaims: [], claimsToBind: [], unboundClaimsImmediate: [] };
   claimNames: string[] = [];
-  candidates?: ReturnType<VolumeBinder['candidates']>;
+  candidates?: ClaimCandidates[];
   allBound = false;
   readonly podVolumesByNode = new Map<string, PodVolumes>();
   // kube shares one state between a cycle and its clones
