@@ -357,3 +357,11 @@ t.test('generic ephemeral volumes use the claim named <pod>-<volume>, when the g
   t.same(run(true, [makePVC('web-v0', { storageClass: 'dyn' })])?.reasons, ['persistentvolumeclaim "web-v0" was not created for the pod']);
   t.equal(run(false, []), undefined, 'gate off: the volume is not a claim');
 });
+
+t.test('Filter, Reserve and PreBind without a PreFilter state are errors', async (t) => {
+  const { plugin, snapshot } = setup({});
+  const pod = podWith('p', ['c']);
+  t.same(plugin.filter!(newState(), pod, snapshot.get('n1')!)?.reasons, ['not found']);
+  t.equal((await plugin.reserve!(newState(), pod, 'n1'))?.code, Code.Error);
+  t.equal((await plugin.preBind!(newState(), pod, 'n1'))?.code, Code.Error);
+});

@@ -100,7 +100,7 @@ export function createVolumeBinding(opts: VolumeBindingOptions = {}): PluginFact
       return names;
     };
 
-    const stateOf = (cs: CycleState): BindingState | Status => cs.read<BindingState>(stateKey) ?? new Status(Code.Error, [`reading "${stateKey}" from cycleState: not found`]);
+    const stateOf = (cs: CycleState): BindingState | Status => cs.read<BindingState>(stateKey) ?? new Status(Code.Error, ['not found']);
 
     return {
       name: VOLUME_BINDING,
