@@ -11,6 +11,7 @@ import type { RestClient } from '../../src/client/rest-client';
 import type { KubeObject } from '../../src/client/types';
 import { missingKubectl, startApiServer, waitFor } from '../e2e/harness';
 import { startControllers } from '../helpers/controllers';
+import { defaultProfiles, startScheduler } from '../helpers/scheduler';
 
 type Obj = KubeObject & { spec: Record<string, any>; status?: Record<string, any> };
 
@@ -213,17 +214,22 @@ t.test('volume controllers against the real server', { skip: missingKubectl('1.3
     await client.delete(RESOURCES.persistentVolumes, undefined, 'rec-bad');
   });
 
-  await t.test('WaitForFirstConsumer: the claim waits for a scheduled pod', async (t) => {
+  await t.test('WaitForFirstConsumer: the claim waits for the scheduler, whose volume binding picks the volume', async (t) => {
     await client.create(RESOURCES.storageClasses, undefined, storageClass('late', 'kubernetes.io/no-provisioner', { volumeBindingMode: 'WaitForFirstConsumer' }));
     await client.create(RESOURCES.persistentVolumes, undefined, volume('late-vol', { size: '1Gi', cls: 'late' }));
     await client.create(RESOURCES.persistentVolumeClaims, ns, claim('late', { size: '1Gi', cls: 'late' }));
     t.match(await event('late', 'WaitForFirstConsumer'), { type: 'Normal', message: 'waiting for first consumer to be created before binding' });
     t.equal((await pvc('late')).status?.phase, 'Pending');
     t.notOk((await pv('late-vol')).spec.claimRef, 'not bound before a consumer');
-    await client.create(RESOURCES.pods, ns, podUsing('late-user', 'late'));
+    // the real scheduler, on one node: VolumeBinding reserves late-vol, writes its claimRef, and
+    // binds the pod once this controller has completed the binding
+    await client.create(RESOURCES.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+    startScheduler(t, server, defaultProfiles());
+    const { nodeName: _none, ...unscheduled } = podUsing('late-user', 'late').spec as Record<string, unknown>;
+    await client.create(RESOURCES.pods, ns, { ...podUsing('late-user', 'late'), spec: unscheduled });
     const c = await bound('late');
     t.equal(c.spec.volumeName, 'late-vol');
-    t.equal(c.metadata?.annotations?.['volume.kubernetes.io/selected-node'], 'node-1');
+    await waitFor('the pod bound to node-1', async () => ((await client.get(RESOURCES.pods, ns, 'late-user')).spec as { nodeName?: string }).nodeName === 'node-1');
     await client.delete(RESOURCES.pods, ns, 'late-user', { gracePeriodSeconds: 0 });
   });
 

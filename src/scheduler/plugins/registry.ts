@@ -5,7 +5,8 @@ import type { PluginFactory } from '../framework/types';
 import { CORE_PLUGINS } from './core';
 import { NODE_PLUGINS } from './node';
 import { PREEMPTION_PLUGINS } from './preemption';
+import { VOLUME_PLUGINS } from './volume';
 
 export function pluginRegistry(): Map<string, PluginFactory> {
-  return new Map(Object.entries({ ...CORE_PLUGINS, ...NODE_PLUGINS, ...PREEMPTION_PLUGINS }));
+  return new Map(Object.entries({ ...CORE_PLUGINS, ...NODE_PLUGINS, ...PREEMPTION_PLUGINS, ...VOLUME_PLUGINS }));
 }

@@ -6,9 +6,9 @@
  * volume goes; volumes whose claim is gone are Released and reclaimed by their policy. Every object
  * is synced again each --pvclaimbinder-sync-period.
  *
- * Ballast has no scheduler volume binding yet: a WaitForFirstConsumer claim is given the node of
- * the first scheduled pod (spec.nodeName) that mounts it as volume.kubernetes.io/selected-node,
- * which kube's scheduler would write, and is then bound or provisioned as kube's controller does.
+ * A WaitForFirstConsumer claim waits for the scheduler: its VolumeBinding plugin either binds a
+ * chosen volume (the volume's claimRef, which this controller completes) or selects a node for
+ * provisioning (volume.kubernetes.io/selected-node on the claim).
  */
 import type { Logger } from 'pino';
 import { isNotFound } from '../../../client/errors';
@@ -21,7 +21,7 @@ import type { ControllerContext } from '../../types';
 import {
   ANN_BIND_COMPLETED, ANN_BOUND_BY_CONTROLLER, ANN_DYNAMICALLY_PROVISIONED, ANN_SELECTED_NODE,
   POD_CLAIM_INDEX, claimClass, claimKey, claimRefKey, claimSpec, copyOf, hasAnnotation, isVolumeBoundToClaim,
-  phaseOf, podClaimKeys, podIsTerminated, podNodeName, volumeSpec, withAnnotation,
+  phaseOf, podClaimKeys, podNodeName, volumeSpec, withAnnotation,
 } from '../volume-util';
 import { findBestMatch, volumeMismatch } from './matching';
 import { Reclaimer } from './reclaim';
@@ -197,21 +197,11 @@ export class PersistentVolumeController {
     await this.#updateClaimStatus(claim, 'Lost', undefined, ['Warning', 'ClaimMisbound', 'Two claims are bound to the same volume, this one is bound incorrectly']);
   }
 
-  /**
-   * kube's shouldDelayBinding: a claim of a WaitForFirstConsumer class waits, unless a node was
-   * selected for it. Standing in for the scheduler, a scheduled pod mounting the claim selects its node.
-   */
+  /** kube's shouldDelayBinding: a claim of a WaitForFirstConsumer class waits until the scheduler selects a node */
   async #shouldDelayBinding(claim: KubeObject): Promise<boolean | 'claim changed'> {
     if (hasAnnotation(claim, ANN_SELECTED_NODE)) return false;
     const cls = this.#classes.store.getObject(undefined, claimClass(claim));
-    if ((cls as { volumeBindingMode?: string } | undefined)?.volumeBindingMode !== WAIT_FOR_FIRST_CONSUMER) return false;
-    const consumer = this.#pods.store
-      .byIndex(POD_CLAIM_INDEX, claimKey(claim.metadata?.namespace, claim.metadata?.name))
-      .find((pod) => podNodeName(pod) && !podIsTerminated(pod) && !pod.metadata?.deletionTimestamp);
-    if (!consumer) return true;
-    await this.#ctx.client.update(RESOURCES.persistentVolumeClaims, withAnnotation(copyOf(claim), ANN_SELECTED_NODE, podNodeName(consumer)));
-    // the update comes back through the informer and syncs the claim again
-    return 'claim changed';
+    return (cls as { volumeBindingMode?: string } | undefined)?.volumeBindingMode === WAIT_FOR_FIRST_CONSUMER;
   }
 
   // ---- binding -------------------------------------------------------------------------------
