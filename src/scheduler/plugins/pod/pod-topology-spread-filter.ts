@@ -10,8 +10,8 @@ import type { NodeInfo } from '../../framework/node-info';
 import { errorStatus, unresolvable, unschedulable, type Result } from '../../framework/status';
 import type { CycleState, NodeInfoLister, StateData } from '../../framework/types';
 import { compileNodeMatcher } from './node-match';
-import { countMatching, hasAllTopologyKeys, type SpreadConstraint } from './spread-constraints';
-import { TopologyCounts, labelsOf, missingState, namespaceOf } from './topology';
+import { hasAllTopologyKeys, type SpreadConstraint } from './spread-constraints';
+import { TopologyCounts, countPodsMatching, labelsOf, missingState, namespaceOf } from './topology';
 
 export const POD_TOPOLOGY_SPREAD_NAME = 'PodTopologySpread';
 const PRE_FILTER_KEY = `PreFilter${POD_TOPOLOGY_SPREAD_NAME}`;
@@ -106,7 +106,7 @@ export function computePreFilterState(pod: KubeObject, constraints: SpreadConstr
     for (const c of constraints) {
       const v = labels[c.topologyKey];
       if (v === undefined || !s.counts.has(c.topologyKey, v)) continue;
-      s.counts.set(c.topologyKey, v, s.counts.get(c.topologyKey, v) + countMatching(info.pods, c.selector, ns));
+      s.counts.set(c.topologyKey, v, s.counts.get(c.topologyKey, v) + countPodsMatching(info, c.selector, ns));
     }
   }
   for (const c of constraints) s.criticalPaths.set(c.topologyKey, new CriticalPaths());

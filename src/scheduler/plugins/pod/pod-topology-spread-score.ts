@@ -11,8 +11,8 @@ import { errorStatus, type Result } from '../../framework/status';
 import { MAX_NODE_SCORE, type CycleState, type NodeInfoLister, type NodeScore, type StateData } from '../../framework/types';
 import { compileNodeMatcher } from './node-match';
 import { POD_TOPOLOGY_SPREAD_NAME } from './pod-topology-spread-filter';
-import { countMatching, hasAllTopologyKeys, type SpreadConstraint } from './spread-constraints';
-import { LABEL_HOSTNAME, TopologyCounts, labelsOf, missingState, namespaceOf } from './topology';
+import { hasAllTopologyKeys, type SpreadConstraint } from './spread-constraints';
+import { LABEL_HOSTNAME, TopologyCounts, countPodsMatching, labelsOf, missingState, namespaceOf } from './topology';
 
 const PRE_SCORE_KEY = `PreScore${POD_TOPOLOGY_SPREAD_NAME}`;
 
@@ -23,6 +23,8 @@ export class SpreadPreScoreState implements StateData {
     readonly ignoredNodes = new Set<string>(),
     readonly counts = new TopologyCounts(),
     readonly weights: number[] = [],
+    /** node name -> matching pods on it, per hostname constraint, for the nodes PreScore walked */
+    readonly hostCounts = new Map<string, number[]>(),
   ) {}
   clone(): SpreadPreScoreState {
     return this;
@@ -65,15 +67,23 @@ export function computePreScoreState(pod: KubeObject, constraints: SpreadConstra
 
   const fits = compileNodeMatcher(pod);
   const ns = namespaceOf(pod);
+  const hostname = constraints.findIndex((c) => c.topologyKey === LABEL_HOSTNAME);
   for (const info of lister.list()) {
     if (!info.node || !fits(info.node)) continue;
     const labels = labelsOf(info.node);
     if (!hasAllTopologyKeys(labels, constraints)) continue;
-    for (const c of constraints) {
+    // constraints of the defaults share one selector: count each node's pods once for them all
+    const perNode: number[] = [];
+    constraints.forEach((c, i) => {
+      const same = constraints.findIndex((o) => o.selector === c.selector);
+      const isHost = c.topologyKey === LABEL_HOSTNAME;
       const v = labels[c.topologyKey];
-      if (!s.counts.has(c.topologyKey, v)) continue;
-      s.counts.set(c.topologyKey, v, s.counts.get(c.topologyKey, v) + countMatching(info.pods, c.selector, ns));
-    }
+      if (!isHost && !s.counts.has(c.topologyKey, v)) return;
+      perNode[i] = same < i && perNode[same] !== undefined ? perNode[same] : countPodsMatching(info, c.selector, ns);
+      if (!isHost) s.counts.set(c.topologyKey, v, s.counts.get(c.topologyKey, v) + perNode[i]);
+    });
+    // Score would count the node's own pods again for a hostname constraint: keep them
+    if (hostname >= 0) s.hostCounts.set(info.name, perNode);
   }
   return s;
 }
@@ -92,7 +102,7 @@ export function scoreNode(state: CycleState, pod: KubeObject, nodeInfo: NodeInfo
   s.constraints.forEach((c, i) => {
     const v = labels[c.topologyKey];
     if (v === undefined) return;
-    const count = c.topologyKey === LABEL_HOSTNAME ? countMatching(nodeInfo.pods, c.selector, namespaceOf(pod)) : s.counts.get(c.topologyKey, v);
+    const count = c.topologyKey === LABEL_HOSTNAME ? (s.hostCounts.get(nodeInfo.name)?.[i] ?? countPodsMatching(nodeInfo, c.selector, namespaceOf(pod))) : s.counts.get(c.topologyKey, v);
     score += scoreForCount(count, c.maxSkew, s.weights[i]);
   });
   return Math.trunc(score);

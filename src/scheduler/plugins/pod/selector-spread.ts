@@ -11,7 +11,7 @@ import { podSpec } from '../../framework/resource';
 import { errorStatus } from '../../framework/status';
 import { MAX_NODE_SCORE, type FrameworkHandle, type NodeScore, type Plugin, type PluginFactory, type StateData } from '../../framework/types';
 import { defaultSelector } from './default-selector';
-import { isTerminating, labelsOf, namespaceOf, zoneKey } from './topology';
+import { countPodsMatching, namespaceOf, zoneKey } from './topology';
 
 export const SELECTOR_SPREAD_NAME = 'SelectorSpread';
 const PRE_SCORE_KEY = `PreScore${SELECTOR_SPREAD_NAME}`;
@@ -30,12 +30,8 @@ function skip(pod: KubeObject): boolean {
 
 /** pods of the namespace, not terminating, that the selector selects (none for an empty selector) */
 function countMatchingPods(namespace: string, selector: LabelSelector, nodeInfo: NodeInfo): number {
-  if (nodeInfo.pods.length === 0 || selector.isEmpty()) return 0;
-  let n = 0;
-  for (const p of nodeInfo.pods) {
-    if (namespaceOf(p.pod) === namespace && !isTerminating(p.pod) && selector.matches(labelsOf(p.pod))) n++;
-  }
-  return n;
+  if (selector.isEmpty()) return 0;
+  return countPodsMatching(nodeInfo, selector, namespace);
 }
 
 export const newSelectorSpread: PluginFactory = (_args: unknown, handle: FrameworkHandle): Plugin => ({

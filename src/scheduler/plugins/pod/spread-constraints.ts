@@ -8,7 +8,6 @@ import type { KubeObject } from '../../../client/types';
 import { podSpec } from '../../framework/resource';
 import type { FrameworkHandle } from '../../framework/types';
 import { defaultSelector } from './default-selector';
-import { isTerminating, namespaceOf, labelsOf } from './topology';
 
 export type WhenUnsatisfiable = 'DoNotSchedule' | 'ScheduleAnyway';
 
@@ -66,15 +65,3 @@ export function hasAllTopologyKeys(labels: Record<string, string>, constraints: 
   for (const c of constraints) if (labels[c.topologyKey] === undefined) return false;
   return true;
 }
-
-/** kube's countPodsMatchSelector: pods of the namespace, not terminating, selected */
-export function countMatching(pods: NodeInfoPods, selector: LabelSelector, namespace: string): number {
-  let n = 0;
-  for (const p of pods) {
-    if (namespaceOf(p.pod) !== namespace || isTerminating(p.pod)) continue;
-    if (selector.matches(labelsOf(p.pod))) n++;
-  }
-  return n;
-}
-
-type NodeInfoPods = ReadonlyArray<{ pod: KubeObject }>;

@@ -3,7 +3,9 @@
  * (no string concatenation on hot paths), pod field accessors, kube's zone key, and args errors
  * rendered as kube's field.ErrorList aggregate.
  */
+import type { LabelSelector } from '../../../api/selectors';
 import type { KubeObject } from '../../../client/types';
+import type { NodeInfo } from '../../framework/node-info';
 
 /** counts (or scores) per topology pair: topologyKey -> topologyValue -> number */
 export class TopologyCounts {
@@ -107,4 +109,72 @@ export function fieldErrors(errs: readonly string[]): Error | undefined {
 /** kube's "error reading <key> from cycleState: not found" */
 export function missingState(key: string): Error {
   return new Error(`error reading "${key}" from cycleState: not found`);
+}
+
+export type LabelMatcher = (labels: Record<string, string>) => boolean;
+
+const matcherCache = new WeakMap<LabelSelector, LabelMatcher>();
+
+/**
+ * A selector as one function: equality requirements become direct lookups (a label value is a
+ * string, never something inherited),
+ * the rest falls back to the selector's own matching. Cached per selector object, since filters
+ * and scores match the same selector against thousands of pods per cycle.
+ */
+export function compileSelector(selector: LabelSelector): LabelMatcher {
+  let m = matcherCache.get(selector);
+  if (m) return m;
+  if (selector.matchesNothing) m = () => false;
+  else if (selector.requirements.every((r) => r.operator === '=' || r.operator === '==' || (r.operator === 'in' && r.values.length === 1))) {
+    const keys = selector.requirements.map((r) => r.key);
+    const values = selector.requirements.map((r) => r.values[0]);
+    const n = keys.length;
+    m = (labels) => {
+      for (let i = 0; i < n; i++) if (labels[keys[i]] !== values[i]) return false;
+      return true;
+    };
+  } else {
+    m = (labels) => selector.matches(labels);
+  }
+  matcherCache.set(selector, m);
+  return m;
+}
+
+const selectorKeys = new WeakMap<LabelSelector, string>();
+
+function selectorKey(selector: LabelSelector): string {
+  let key = selectorKeys.get(selector);
+  if (key === undefined) {
+    key = selector.matchesNothing ? '\x00nothing' : selector.toString();
+    selectorKeys.set(selector, key);
+  }
+  return key;
+}
+
+/** per NodeInfo: its generation when counted, and the counts by namespace, then selector */
+const podCounts = new WeakMap<NodeInfo, { generation: number; counts: Map<string, Map<string, number>> }>();
+
+/**
+ * kube's countPodsMatchSelector: the node's pods in the namespace, not terminating, that the
+ * selector selects. Remembered per NodeInfo until its generation changes (a pod added or
+ * removed), since spreading asks the same question of every node for every pod of a workload.
+ */
+export function countPodsMatching(info: NodeInfo, selector: LabelSelector, namespace: string): number {
+  if (info.pods.length === 0) return 0;
+  let memo = podCounts.get(info);
+  if (!memo || memo.generation !== info.generation) podCounts.set(info, (memo = { generation: info.generation, counts: new Map() }));
+  let bySelector = memo.counts.get(namespace);
+  if (!bySelector) memo.counts.set(namespace, (bySelector = new Map()));
+  // the same string object for every node of a cycle, so its hash is computed once
+  const key = selectorKey(selector);
+  let n = bySelector.get(key);
+  if (n === undefined) {
+    const matches = compileSelector(selector);
+    n = 0;
+    for (const p of info.pods) {
+      if (namespaceOf(p.pod) === namespace && !isTerminating(p.pod) && matches(labelsOf(p.pod))) n++;
+    }
+    bySelector.set(key, n);
+  }
+  return n;
 }
