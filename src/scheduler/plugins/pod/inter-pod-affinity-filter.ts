@@ -5,10 +5,10 @@
  * looks up only the pairs of the node at hand.
  */
 import type { KubeObject } from '../../../client/types';
-import { PodInfo, termMatches, type AffinityTerm, type NodeInfo } from '../../framework/node-info';
+import { PodInfo, type AffinityTerm, type NodeInfo } from '../../framework/node-info';
 import { errorStatus, unresolvable, unschedulable, type Result } from '../../framework/status';
 import type { CycleState, NodeInfoLister, StateData } from '../../framework/types';
-import { TopologyCounts, labelsOf, missingState } from './topology';
+import { TopologyCounts, labelsOf, missingState, termMatcher } from './topology';
 
 export const INTER_POD_AFFINITY_NAME = 'InterPodAffinity';
 const PRE_FILTER_KEY = `PreFilter${INTER_POD_AFFINITY_NAME}`;
@@ -45,7 +45,7 @@ export class AffinityPreFilterState implements StateData {
 /** kube's podMatchesAllAffinityTerms: false for no terms */
 export function matchesAllTerms(pod: KubeObject, terms: readonly AffinityTerm[]): boolean {
   if (terms.length === 0) return false;
-  for (const t of terms) if (!termMatches(t, pod)) return false;
+  for (const t of terms) if (!termMatcher(t)(pod)) return false;
   return true;
 }
 
@@ -53,7 +53,7 @@ export function matchesAllTerms(pod: KubeObject, terms: readonly AffinityTerm[])
 function addAntiAffinityTerms(counts: TopologyCounts, target: KubeObject, node: KubeObject, terms: readonly AffinityTerm[], n: number): void {
   const labels = labelsOf(node);
   for (const t of terms) {
-    if (!termMatches(t, target)) continue;
+    if (!termMatcher(t)(target)) continue;
     const v = labels[t.topologyKey];
     if (v !== undefined) counts.add(t.topologyKey, v, n);
   }

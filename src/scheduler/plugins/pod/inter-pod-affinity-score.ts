@@ -6,11 +6,11 @@
  * NormalizeScore maps [min, max] onto [0, 100].
  */
 import type { KubeObject } from '../../../client/types';
-import { PodInfo, termMatches, type AffinityTerm, type NodeInfo, type WeightedAffinityTerm } from '../../framework/node-info';
+import { PodInfo, type AffinityTerm, type NodeInfo, type WeightedAffinityTerm } from '../../framework/node-info';
 import { errorStatus, type Result } from '../../framework/status';
 import { MAX_NODE_SCORE, type CycleState, type NodeInfoLister, type NodeScore, type StateData } from '../../framework/types';
 import { INTER_POD_AFFINITY_NAME } from './inter-pod-affinity-filter';
-import { TopologyCounts, labelsOf, missingState } from './topology';
+import { TopologyCounts, labelsOf, missingState, termMatcher } from './topology';
 
 const PRE_SCORE_KEY = `PreScore${INTER_POD_AFFINITY_NAME}`;
 
@@ -24,7 +24,7 @@ export class AffinityPreScoreState implements StateData {
 /** when `target` matches the term and the node has its topology key, the pair gains weight * multiplier */
 function processTerm(scores: TopologyCounts, term: AffinityTerm, weight: number, target: KubeObject, labels: Record<string, string>, multiplier: number): void {
   const v = labels[term.topologyKey];
-  if (v === undefined || !termMatches(term, target)) return;
+  if (v === undefined || !termMatcher(term)(target)) return;
   scores.set(term.topologyKey, v, scores.get(term.topologyKey, v) + weight * multiplier);
 }
 

@@ -5,7 +5,7 @@
  */
 import type { LabelSelector } from '../../../api/selectors';
 import type { KubeObject } from '../../../client/types';
-import type { NodeInfo } from '../../framework/node-info';
+import type { AffinityTerm, NodeInfo } from '../../framework/node-info';
 
 /** counts (or scores) per topology pair: topologyKey -> topologyValue -> number */
 export class TopologyCounts {
@@ -177,4 +177,24 @@ export function countPodsMatching(info: NodeInfo, selector: LabelSelector, names
     bySelector.set(key, n);
   }
   return n;
+}
+
+export type PodMatcher = (pod: KubeObject) => boolean;
+
+const termMatchers = new WeakMap<AffinityTerm, PodMatcher>();
+
+/**
+ * An affinity term as one compiled check (kube's PodMatchesTermsNamespaceAndSelector), cached
+ * per term: the terms of placed pods live as long as their PodInfo and are asked about every
+ * incoming pod.
+ */
+export function termMatcher(term: AffinityTerm): PodMatcher {
+  let m = termMatchers.get(term);
+  if (!m) {
+    const namespaces = term.namespaces;
+    const matches = compileSelector(term.selector);
+    m = (pod) => namespaces.has(pod.metadata?.namespace ?? '') && matches(labelsOf(pod));
+    termMatchers.set(term, m);
+  }
+  return m;
 }
