@@ -88,13 +88,22 @@ t.test('score: fewer service pods under the same label value score higher', asyn
   t.same(scores.map((s) => s.score), [33, 33, 66, 0]);
 });
 
-t.test('score: several labels add up', async (t) => {
-  const nodes = [region('a', 'r1', 'z1'), region('b', 'r2', 'z1')];
+t.test('score: several labels share the score; a node without a label gets no share of it', async (t) => {
+  const nodes = [region('a', 'r1', 'z1'), makeNode('b', { labels: { region: 'r2' } })];
   const { plugin, snapshot } = setup(nodes, [web('w1', 'a')], { antiAffinityLabelsPreference: ['region', 'zone'] });
   const pod = makePod('new', { labels: { app: 'web' } });
   const state = new CycleState();
   const scores: NodeScore[] = snapshot.list().map((n) => ({ name: n.name, score: plugin.score!(state, pod, n) as number }));
   plugin.normalizeScore!(state, pod, scores);
-  // region: a 0, b 100; zone (same for both): 0 each
-  t.same(scores.map((s) => s.score), [0, 100]);
+  // region: a 0, b 100, halved; zone: a holds every service pod of z1 -> 0, b has no zone and keeps its region share
+  t.same(scores.map((s) => s.score), [0, 50]);
+});
+
+t.test('score: without anti-affinity labels every node scores 0', async (t) => {
+  const { plugin, snapshot } = setup([region('a', 'r1')], [web('w1', 'a')], {});
+  const pod = makePod('new', { labels: { app: 'web' } });
+  const scores: NodeScore[] = snapshot.list().map((n) => ({ name: n.name, score: plugin.score!(new CycleState(), pod, n) as number }));
+  t.same(scores.map((s) => s.score), [1]);
+  plugin.normalizeScore!(new CycleState(), pod, scores);
+  t.same(scores.map((s) => s.score), [0]);
 });

@@ -131,7 +131,7 @@ export const newServiceAffinity: PluginFactory = (rawArgs: unknown, handle: Fram
       const lister = handle.snapshot();
       const result = scores.map(() => 0);
       for (const label of args.antiAffinityLabelsPreference) {
-        // each label works on the same raw counts; its share is added to the result
+        // each label works on the same raw counts; its share is added to the result (unlabeled nodes get none)
         let total = 0;
         const perValue = new Map<string, number>();
         const valueOfNode = new Map<string, string>();
@@ -146,12 +146,10 @@ export const newServiceAffinity: PluginFactory = (rawArgs: unknown, handle: Fram
         }
         scores.forEach(({ name }, i) => {
           const value = valueOfNode.get(name);
-          // as kube, a node without the label resets what earlier labels gave it
-          if (value === undefined) {
-            result[i] = 0;
-            return;
-          }
-          result[i] += total > 0 ? MAX_NODE_SCORE * ((total - perValue.get(value)!) / total) : MAX_NODE_SCORE;
+          if (value === undefined) return;
+          const f = total > 0 ? MAX_NODE_SCORE * ((total - perValue.get(value)!) / total) : MAX_NODE_SCORE;
+          // each label has an equal share of the score
+          result[i] += f / args.antiAffinityLabelsPreference.length;
         });
       }
       scores.forEach((ns, i) => (ns.score = Math.trunc(result[i])));
