@@ -107,11 +107,11 @@ function satisfiesPodAffinity(s: AffinityPreFilterState, labels: Record<string, 
   if (podsExist) return true;
   // the first of a group of pods with affinity to each other: nothing matches anywhere yet, and
   // the pod matches its own terms, so it may go anywhere its topology keys exist
-  return s.affinity.size === 0 && matchesAllTerms(s.podInfo.pod, terms);
+  return s.affinity.isEmpty() && matchesAllTerms(s.podInfo.pod, terms);
 }
 
 function satisfiesPodAntiAffinity(s: AffinityPreFilterState, labels: Record<string, string>): boolean {
-  if (s.antiAffinity.size === 0) return true;
+  if (s.antiAffinity.isEmpty()) return true;
   for (const t of s.podInfo.requiredAntiAffinityTerms) {
     const v = labels[t.topologyKey];
     if (v !== undefined && s.antiAffinity.get(t.topologyKey, v) > 0) return false;

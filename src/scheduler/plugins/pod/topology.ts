@@ -38,6 +38,11 @@ export class TopologyCounts {
     }
   }
 
+  /** no pair at all (pairs emptied by add are gone; set keeps zeros) */
+  isEmpty(): boolean {
+    return this.byKey.size === 0;
+  }
+
   get size(): number {
     let n = 0;
     for (const values of this.byKey.values()) n += values.size;
