@@ -166,3 +166,24 @@ t.test('score: nothing to weigh leaves every node at 0', async (t) => {
   const { plugin, snapshot } = setup([zone('a1', 'a'), zone('b1', 'b')], [makePod('x', { node: 'a1' })]);
   t.same(scoreAll(plugin, snapshot, makePod('web')), { a1: 0, b1: 0 });
 });
+
+t.test('results remembered per node follow pods added to the node', async (t) => {
+  const nodes = [zone('a1', 'a'), zone('b1', 'b')];
+  const { plugin, snapshot } = setup(nodes, [makePod('x', { node: 'a1' })]);
+  const web = makePod('web', { labels: { app: 'web' } });
+  t.equal(filterAll(plugin, snapshot, web).a1, undefined);
+  const wantsWeb = { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 7, podAffinityTerm: term({ app: 'web' }) }] } };
+  t.same(scoreAll(plugin, snapshot, web), { a1: 0, b1: 0 });
+  // a pod hating web arrives on a1; another liking web on b1
+  snapshot.get('a1')!.addPod(withAffinity('hater', { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term({ app: 'web' })] } }, { node: 'a1' }));
+  snapshot.get('b1')!.addPod(withAffinity('fan', wantsWeb, { node: 'b1' }));
+  snapshot.rebuildLists();
+  t.equal(filterAll(plugin, snapshot, web).a1?.code, Code.Unschedulable);
+  t.same(scoreAll(plugin, snapshot, web), { a1: 0, b1: 100 });
+  // the incoming pod's own terms see new pods too
+  const needsFan = withAffinity('needs', { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { role: 'fan' } }, topologyKey: 'zone' }] } });
+  t.equal(filterAll(plugin, snapshot, needsFan).b1?.code, Code.UnschedulableAndUnresolvable);
+  snapshot.get('b1')!.addPod(makePod('fan2', { node: 'b1', labels: { role: 'fan' } }));
+  t.equal(filterAll(plugin, snapshot, needsFan).b1, undefined);
+  t.equal(filterAll(plugin, snapshot, needsFan).a1?.code, Code.UnschedulableAndUnresolvable);
+});

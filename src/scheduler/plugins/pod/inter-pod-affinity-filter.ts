@@ -8,7 +8,7 @@ import type { KubeObject } from '../../../client/types';
 import { PodInfo, type AffinityTerm, type NodeInfo } from '../../framework/node-info';
 import { errorStatus, unresolvable, unschedulable, type Result } from '../../framework/status';
 import type { CycleState, NodeInfoLister, StateData } from '../../framework/types';
-import { TopologyCounts, labelsOf, missingState, termMatcher } from './topology';
+import { TopologyCounts, addDeltas, countPodsMatchingAll, labelsOf, memoForNode, missingState, podSignature, termListKey, termMatcher, toDeltas } from './topology';
 
 export const INTER_POD_AFFINITY_NAME = 'InterPodAffinity';
 const PRE_FILTER_KEY = `PreFilter${INTER_POD_AFFINITY_NAME}`;
@@ -71,18 +71,39 @@ function addAffinityTerms(counts: TopologyCounts, target: KubeObject, node: Kube
 
 export function computePreFilterState(pod: KubeObject, lister: NodeInfoLister): AffinityPreFilterState {
   const s = new AffinityPreFilterState(new PodInfo(pod));
+  // what a node's anti-affinity terms say depends only on the pod's namespace and labels
+  const memoKey = `antiAffinityOf\x00${podSignature(pod)}`;
   for (const info of lister.havePodsWithRequiredAntiAffinityList()) {
-    if (!info.node) continue;
-    for (const existing of info.podsWithRequiredAntiAffinity) addAntiAffinityTerms(s.existingAntiAffinity, pod, info.node, existing.requiredAntiAffinityTerms, 1);
+    const node = info.node;
+    if (!node) continue;
+    const deltas = memoForNode(info, memoKey, () => {
+      const c = new TopologyCounts();
+      for (const existing of info.podsWithRequiredAntiAffinity) addAntiAffinityTerms(c, pod, node, existing.requiredAntiAffinityTerms, 1);
+      return toDeltas(c);
+    });
+    addDeltas(s.existingAntiAffinity, deltas);
   }
   const { requiredAffinityTerms, requiredAntiAffinityTerms } = s.podInfo;
   if (requiredAffinityTerms.length === 0 && requiredAntiAffinityTerms.length === 0) return s;
+  // each matching pod adds one per term: count the node's matching pods once (remembered per node)
+  const affinityKey = termListKey(requiredAffinityTerms);
+  const antiKeys = requiredAntiAffinityTerms.map((t) => termListKey([t]));
   for (const info of lister.list()) {
     if (!info.node) continue;
-    for (const existing of info.pods) {
-      addAffinityTerms(s.affinity, existing.pod, info.node, requiredAffinityTerms, 1);
-      addAntiAffinityTerms(s.antiAffinity, existing.pod, info.node, requiredAntiAffinityTerms, 1);
+    const labels = labelsOf(info.node);
+    const n = countPodsMatchingAll(info, requiredAffinityTerms, affinityKey);
+    if (n > 0) {
+      for (const t of requiredAffinityTerms) {
+        const v = labels[t.topologyKey];
+        if (v !== undefined) s.affinity.add(t.topologyKey, v, n);
+      }
     }
+    requiredAntiAffinityTerms.forEach((t, i) => {
+      const v = labels[t.topologyKey];
+      if (v === undefined) return;
+      const m = countPodsMatchingAll(info, [t], antiKeys[i]);
+      if (m > 0) s.antiAffinity.add(t.topologyKey, v, m);
+    });
   }
   return s;
 }

@@ -10,7 +10,7 @@ import { PodInfo, type AffinityTerm, type NodeInfo, type WeightedAffinityTerm } 
 import { errorStatus, type Result } from '../../framework/status';
 import { MAX_NODE_SCORE, type CycleState, type NodeInfoLister, type NodeScore, type StateData } from '../../framework/types';
 import { INTER_POD_AFFINITY_NAME } from './inter-pod-affinity-filter';
-import { TopologyCounts, labelsOf, missingState, termMatcher } from './topology';
+import { TopologyCounts, countPodsMatchingAll, labelsOf, memoForNode, missingState, podSignature, termListKey, termMatcher, toDeltas } from './topology';
 
 const PRE_SCORE_KEY = `PreScore${INTER_POD_AFFINITY_NAME}`;
 
@@ -37,19 +37,35 @@ export function computePreScoreState(pod: KubeObject, lister: NodeInfoLister, ha
   // without (anti-)affinity of its own, only pods with affinity can score the incoming pod
   const own = incoming.hasAffinity;
   const scores = new TopologyCounts();
+  const signature = podSignature(pod);
+  const incomingTerms = [
+    ...incoming.preferredAffinityTerms.map((term) => ({ term, key: termListKey([term]), sign: 1 })),
+    ...incoming.preferredAntiAffinityTerms.map((term) => ({ term, key: termListKey([term]), sign: -1 })),
+  ];
   for (const info of own ? lister.list() : lister.havePodsWithAffinityList()) {
     if (!info.node) continue;
     const labels = labelsOf(info.node);
     if (Object.keys(labels).length === 0) continue;
-    for (const existing of own ? info.pods : info.podsWithAffinity) {
-      processTerms(scores, incoming.preferredAffinityTerms, existing.pod, labels, 1);
-      processTerms(scores, incoming.preferredAntiAffinityTerms, existing.pod, labels, -1);
-      if (hardPodAffinityWeight > 0) {
-        for (const t of existing.requiredAffinityTerms) processTerm(scores, t, hardPodAffinityWeight, pod, labels, 1);
+    // the incoming pod's preferred terms: weight times the node's matching pods (remembered per node)
+    incomingTerms.forEach(({ term, key, sign }) => {
+      const v = labels[term.topologyKey];
+      if (v === undefined) return;
+      const n = countPodsMatchingAll(info, [term], key);
+      if (n > 0) scores.set(term.topologyKey, v, scores.get(term.topologyKey, v) + term.weight * sign * n);
+    });
+    // what the node's pods' terms say of the incoming pod depends only on its namespace and labels
+    const deltas = memoForNode(info, `${own ? 'all' : 'withAffinity'}\x00${hardPodAffinityWeight}\x00${signature}`, () => {
+      const c = new TopologyCounts();
+      for (const existing of own ? info.pods : info.podsWithAffinity) {
+        if (hardPodAffinityWeight > 0) {
+          for (const t of existing.requiredAffinityTerms) processTerm(c, t, hardPodAffinityWeight, pod, labels, 1);
+        }
+        processTerms(c, existing.preferredAffinityTerms, pod, labels, 1);
+        processTerms(c, existing.preferredAntiAffinityTerms, pod, labels, -1);
       }
-      processTerms(scores, existing.preferredAffinityTerms, pod, labels, 1);
-      processTerms(scores, existing.preferredAntiAffinityTerms, pod, labels, -1);
-    }
+      return toDeltas(c);
+    });
+    for (const [k, v, n] of deltas) scores.set(k, v, scores.get(k, v) + n);
   }
   return new AffinityPreScoreState(scores);
 }

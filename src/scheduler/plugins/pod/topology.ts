@@ -203,3 +203,72 @@ export function termMatcher(term: AffinityTerm): PodMatcher {
   }
   return m;
 }
+
+const termKeys = new WeakMap<AffinityTerm, string>();
+
+/** a key naming what a list of terms selects (namespaces and selectors, not topology keys) */
+export function termListKey(terms: readonly AffinityTerm[]): string {
+  const parts: string[] = [];
+  for (const t of terms) {
+    let k = termKeys.get(t);
+    if (k === undefined) {
+      k = `${[...t.namespaces].sort().join(',')}\x01${selectorKey(t.selector)}`;
+      termKeys.set(t, k);
+    }
+    parts.push(k);
+  }
+  return parts.join('\x02');
+}
+
+const termCounts = new WeakMap<NodeInfo, { generation: number; counts: Map<string, number> }>();
+
+/**
+ * How many of the node's pods (terminating ones included, as the affinity plugins count them)
+ * every term selects; `key` is termListKey(terms). Remembered per NodeInfo generation, so an
+ * incoming pod's terms cost one lookup per node once its workload has been seen.
+ */
+export function countPodsMatchingAll(info: NodeInfo, terms: readonly AffinityTerm[], key: string): number {
+  if (info.pods.length === 0 || terms.length === 0) return 0;
+  let memo = termCounts.get(info);
+  if (!memo || memo.generation !== info.generation) termCounts.set(info, (memo = { generation: info.generation, counts: new Map() }));
+  let n = memo.counts.get(key);
+  if (n === undefined) {
+    const matchers = terms.map(termMatcher);
+    n = 0;
+    for (const p of info.pods) if (matchers.every((m) => m(p.pod))) n++;
+    memo.counts.set(key, n);
+  }
+  return n;
+}
+
+const nodeMemos = new WeakMap<NodeInfo, { generation: number; values: Map<string, unknown> }>();
+
+/** a value derived from the node's pods, computed once per NodeInfo generation and key */
+export function memoForNode<T>(info: NodeInfo, key: string, compute: () => T): T {
+  let memo = nodeMemos.get(info);
+  if (!memo || memo.generation !== info.generation) nodeMemos.set(info, (memo = { generation: info.generation, values: new Map() }));
+  if (memo.values.has(key)) return memo.values.get(key) as T;
+  const v = compute();
+  memo.values.set(key, v);
+  return v;
+}
+
+/** what terms can see of a pod: its namespace and labels, as one string */
+export function podSignature(pod: KubeObject): string {
+  const labels = labelsOf(pod);
+  const keys = Object.keys(labels).sort();
+  return `${namespaceOf(pod)}\x00${keys.map((k) => `${k}=${labels[k]}`).join(',')}`;
+}
+
+/** a list of (topologyKey, topologyValue, amount) to add to counts */
+export type PairDeltas = Array<[string, string, number]>;
+
+export function addDeltas(counts: TopologyCounts, deltas: PairDeltas): void {
+  for (const [k, v, n] of deltas) counts.add(k, v, n);
+}
+
+export function toDeltas(counts: TopologyCounts): PairDeltas {
+  const out: PairDeltas = [];
+  for (const [k, values] of counts.byKey) for (const [v, n] of values) out.push([k, v, n]);
+  return out;
+}
