@@ -1,7 +1,8 @@
 import t from 'tap';
 import { labelSelectorFromObject } from '../../../src/api/selectors';
 import { compileNodeMatcher } from '../../../src/scheduler/plugins/pod/node-match';
-import { TopologyCounts, compileSelector, countPodsMatching, zoneKey } from '../../../src/scheduler/plugins/pod/topology';
+import { TopologyCounts, zoneKey } from '../../../src/scheduler/plugins/pod/topology';
+import { compileSelector, countPodsMatching } from '../../../src/scheduler/plugins/pod/pod-matching';
 import { Snapshot, makeNode, makePod } from '../helpers';
 
 t.test('countPodsMatching: namespace, terminating pods, and a fresh count after the node changes', async (t) => {

@@ -8,7 +8,8 @@ import type { KubeObject } from '../../../client/types';
 import { PodInfo, type AffinityTerm, type NodeInfo } from '../../framework/node-info';
 import { errorStatus, unresolvable, unschedulable, type Result } from '../../framework/status';
 import type { CycleState, NodeInfoLister, StateData } from '../../framework/types';
-import { TopologyCounts, addDeltas, countPodsMatchingAll, labelsOf, memoForNode, missingState, podSignature, termListKey, termMatcher, toDeltas } from './topology';
+import { addDeltas, countPodsMatchingAll, memoForNode, podSignature, termListKey, termMatcher, toDeltas } from './pod-matching';
+import { TopologyCounts, labelsOf, missingState } from './topology';
 
 export const INTER_POD_AFFINITY_NAME = 'InterPodAffinity';
 const PRE_FILTER_KEY = `PreFilter${INTER_POD_AFFINITY_NAME}`;

@@ -10,7 +10,8 @@ import { PodInfo, type AffinityTerm, type NodeInfo, type WeightedAffinityTerm } 
 import { errorStatus, type Result } from '../../framework/status';
 import { MAX_NODE_SCORE, type CycleState, type NodeInfoLister, type NodeScore, type StateData } from '../../framework/types';
 import { INTER_POD_AFFINITY_NAME } from './inter-pod-affinity-filter';
-import { TopologyCounts, countPodsMatchingAll, labelsOf, memoForNode, missingState, podSignature, termListKey, termMatcher, toDeltas } from './topology';
+import { countPodsMatchingAll, memoForNode, podSignature, termListKey, termMatcher, toDeltas } from './pod-matching';
+import { TopologyCounts, labelsOf, missingState } from './topology';
 
 const PRE_SCORE_KEY = `PreScore${INTER_POD_AFFINITY_NAME}`;
 

@@ -11,7 +11,8 @@ import { errorStatus, unresolvable, unschedulable, type Result } from '../../fra
 import type { CycleState, NodeInfoLister, StateData } from '../../framework/types';
 import { compileNodeMatcher } from './node-match';
 import { hasAllTopologyKeys, type SpreadConstraint } from './spread-constraints';
-import { TopologyCounts, countPodsMatching, labelsOf, missingState, namespaceOf } from './topology';
+import { countPodsMatching } from './pod-matching';
+import { TopologyCounts, labelsOf, missingState, namespaceOf } from './topology';
 
 export const POD_TOPOLOGY_SPREAD_NAME = 'PodTopologySpread';
 const PRE_FILTER_KEY = `PreFilter${POD_TOPOLOGY_SPREAD_NAME}`;

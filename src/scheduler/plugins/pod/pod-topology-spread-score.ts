@@ -12,7 +12,8 @@ import { MAX_NODE_SCORE, type CycleState, type NodeInfoLister, type NodeScore, t
 import { compileNodeMatcher } from './node-match';
 import { POD_TOPOLOGY_SPREAD_NAME } from './pod-topology-spread-filter';
 import { hasAllTopologyKeys, type SpreadConstraint } from './spread-constraints';
-import { LABEL_HOSTNAME, TopologyCounts, countPodsMatching, labelsOf, missingState, namespaceOf } from './topology';
+import { countPodsMatching } from './pod-matching';
+import { LABEL_HOSTNAME, TopologyCounts, labelsOf, missingState, namespaceOf } from './topology';
 
 const PRE_SCORE_KEY = `PreScore${POD_TOPOLOGY_SPREAD_NAME}`;
 

@@ -11,7 +11,8 @@ import { podSpec } from '../../framework/resource';
 import { errorStatus } from '../../framework/status';
 import { MAX_NODE_SCORE, type FrameworkHandle, type NodeScore, type Plugin, type PluginFactory, type StateData } from '../../framework/types';
 import { defaultSelector } from './default-selector';
-import { countPodsMatching, namespaceOf, zoneKey } from './topology';
+import { countPodsMatching } from './pod-matching';
+import { namespaceOf, zoneKey } from './topology';
 
 export const SELECTOR_SPREAD_NAME = 'SelectorSpread';
 const PRE_SCORE_KEY = `PreScore${SELECTOR_SPREAD_NAME}`;
