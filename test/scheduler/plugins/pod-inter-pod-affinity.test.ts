@@ -187,3 +187,14 @@ t.test('results remembered per node follow pods added to the node', async (t) =>
   t.equal(filterAll(plugin, snapshot, needsFan).b1, undefined);
   t.equal(filterAll(plugin, snapshot, needsFan).a1?.code, Code.UnschedulableAndUnresolvable);
 });
+
+t.test('a pod whose affinity selectors do not parse is unresolvable', async (t) => {
+  const { plugin, snapshot } = setup([zone('a1', 'a')], []);
+  const bad = withAffinity('bad', {
+    podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchExpressions: [{ key: 'app', operator: 'Near', values: ['x'] }] }, topologyKey: 'zone' }] },
+  });
+  const s = plugin.preFilter!(new CycleState(), bad);
+  t.equal(s?.code, Code.UnschedulableAndUnresolvable);
+  t.equal(s?.message, 'parsing pod: requiredAntiAffinityTerms: "Near" is not a valid label selector operator');
+  t.equal(plugin.preScore!(new CycleState(), bad, snapshot.list())?.code, Code.Error);
+});

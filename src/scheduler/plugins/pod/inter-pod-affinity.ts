@@ -4,10 +4,11 @@
  * weighted by args.hardPodAffinityWeight) as a score.
  */
 import type { KubeObject } from '../../../client/types';
-import { errorStatus } from '../../framework/status';
+import { errorStatus, unresolvable } from '../../framework/status';
 import type { FrameworkHandle, Plugin, PluginFactory, PreFilterExtensions } from '../../framework/types';
 import { INTER_POD_AFFINITY_NAME, computePreFilterState, filterNode, preFilterStateOrError, writePreFilterState } from './inter-pod-affinity-filter';
 import { computePreScoreState, normalize, scoreNode, writePreScoreState } from './inter-pod-affinity-score';
+import { podParseError } from './pod-parse';
 
 export { INTER_POD_AFFINITY_NAME } from './inter-pod-affinity-filter';
 
@@ -48,6 +49,8 @@ export const newInterPodAffinity: PluginFactory = (rawArgs: unknown, handle: Fra
   return {
     name: INTER_POD_AFFINITY_NAME,
     preFilter(state, pod: KubeObject) {
+      const parseError = podParseError(pod);
+      if (parseError !== undefined) return unresolvable(`parsing pod: ${parseError}`);
       writePreFilterState(state, computePreFilterState(pod, handle.snapshot()));
       return undefined;
     },
@@ -55,6 +58,8 @@ export const newInterPodAffinity: PluginFactory = (rawArgs: unknown, handle: Fra
     filter: (state, _pod, nodeInfo) => filterNode(state, nodeInfo),
     preScore(state, pod, nodes) {
       if (nodes.length === 0) return undefined;
+      const parseError = podParseError(pod);
+      if (parseError !== undefined) return errorStatus(new Error(`parsing pod: ${parseError}`));
       writePreScoreState(state, computePreScoreState(pod, handle.snapshot(), args.hardPodAffinityWeight));
       return undefined;
     },
