@@ -228,6 +228,8 @@ export interface LeaderElectionOptions {
   onStartedLeading(signal: AbortSignal): void;
   onStoppedLeading?(): void;
   onNewLeader?(identity: string): void;
+  /** after each successful renewal while leading (the health check's sign of life) */
+  onRenewed?(): void;
   /** on shutdown, leave the lock free so another candidate need not wait a lease duration */
   releaseOnCancel?: boolean;
   logger?: Logger;
@@ -270,6 +272,7 @@ export class LeaderElector {
         if (signal.aborted) break;
         if (await this.#tryAcquireOrRenew()) {
           lastRenew = Date.now();
+          o.onRenewed?.();
         } else if (Date.now() - lastRenew > o.renewDeadlineMs) {
           o.logger?.info({ lock: this.#lock.describe() }, 'failed to renew lease: leadership lost');
           break;

@@ -78,6 +78,9 @@ export async function runLeaderElected(o: LeaderRunOptions): Promise<number> {
         masterStatus.set({ name: le.name }, 1);
         work = o.lead(signal).catch((err: unknown) => o.logger.error({ err }, 'Stopped with an error while leading'));
       },
+      onRenewed: () => {
+        lastRenewOk = Date.now();
+      },
       onStoppedLeading: () => {
         leading = false;
         masterStatus.set({ name: le.name }, 0);

@@ -4,6 +4,7 @@
  * scheduling loop of every profile. Start-up builds each profile's plugins first, so a bad plugin
  * or plugin argument stops the process before it touches the cluster.
  */
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { EventRecorder } from '../client/events';
@@ -117,6 +118,8 @@ export async function runScheduler(o: RunSchedulerOptions): Promise<number> {
     o.onServing?.(ports);
 
     const lead = async (signal: AbortSignal): Promise<void> => {
+      // every informer, the queue and the loop listen to it
+      setMaxListeners(0, signal);
       const { scheduler, informers } = build();
       scheduler.addEventHandlers();
       informers.start(signal);

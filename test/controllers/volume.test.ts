@@ -224,6 +224,8 @@ t.test('volume controllers against the real server', { skip: missingKubectl('1.3
     // the real scheduler, on one node: VolumeBinding reserves late-vol, writes its claimRef, and
     // binds the pod once this controller has completed the binding
     await client.create(RESOURCES.nodes, undefined, { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { 'kubernetes.io/hostname': 'node-1' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+    // (the API server taints new nodes not-ready; the node lifecycle controller would lift it from a Ready node)
+    await client.patch(RESOURCES.nodes, undefined, 'node-1', 'merge', { spec: { taints: null } });
     startScheduler(t, server, defaultProfiles());
     const { nodeName: _none, ...unscheduled } = podUsing('late-user', 'late').spec as Record<string, unknown>;
     await client.create(RESOURCES.pods, ns, { ...podUsing('late-user', 'late'), spec: unscheduled });

@@ -17,8 +17,11 @@ import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir,
 
 const LEADER_FLAGS = ['--leader-elect-lease-duration=4s', '--leader-elect-renew-deadline=3s', '--leader-elect-retry-period=1s'];
 
-const CONFIG = `apiVersion: kubescheduler.config.k8s.io/v1beta1
+/** with --config, kube takes the kubeconfig from the file only (--kubeconfig is one of the deprecated flags it ignores) */
+const config = (kubeconfig: string) => `apiVersion: kubescheduler.config.k8s.io/v1beta1
 kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: ${kubeconfig}
 leaderElection:
   leaderElect: true
   leaseDuration: 4s
@@ -73,10 +76,14 @@ t.test('ballast scheduler with kubectl 1.32', { skip: missingKubectl('1.32') }, 
   const server = await startApiServer(t);
   const dir = tempDir(t, 'ballast-scheduler-');
   const configFile = path.join(dir, 'config.yaml');
-  fs.writeFileSync(configFile, CONFIG);
+  fs.writeFileSync(configFile, config(path.join(server.dataDir, 'scheduler.kubeconfig')));
   const { client: admin } = startControllers(t, server, ['deployment', 'replicaset']);
   const kubectl = kubectlFor(t, '1.32', server);
-  for (const n of [node('n1', '4'), node('n2', '4'), node('n3', '16', [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }])]) await admin.create(RESOURCES.nodes, undefined, n);
+  for (const n of [node('n1', '4'), node('n2', '4'), node('n3', '16', [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' }])]) {
+    await admin.create(RESOURCES.nodes, undefined, n);
+    // the API server taints new nodes not-ready; the node lifecycle controller would lift it from a Ready node
+    await admin.patch(RESOURCES.nodes, undefined, n.metadata!.name!, 'merge', { spec: { taints: (n.spec as { taints?: unknown[] }).taints ?? null } });
+  }
   const first = await startScheduler(t, server, ['--config', configFile]);
   const holder = async () => String(((await admin.get(RESOURCES.leases, 'kube-system', 'kube-scheduler')).spec as { holderIdentity?: string }).holderIdentity ?? '');
   const firstHolder = await waitFor('a lease holder', async () => (await holder().catch(() => '')) || undefined);
@@ -161,8 +168,8 @@ t.test('a bad configuration file stops start-up with one line naming the file an
   const first = r.stderr.split('\n')[0];
   t.match(first, file);
   t.match(first, /percentageOfNodesToScore/);
-  fs.writeFileSync(file, 'apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: x\n  plugins:\n    filter:\n      enabled:\n      - name: NoSuchPlugin\n');
   const server = await startApiServer(t);
+  fs.writeFileSync(file, `apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\nclientConnection:\n  kubeconfig: ${server.kubeconfig}\nprofiles:\n- schedulerName: x\n  plugins:\n    filter:\n      enabled:\n      - name: NoSuchPlugin\n`);
   const r2 = spawnSync(process.execPath, [MAIN_JS, 'scheduler', '--config', file, '--kubeconfig', server.kubeconfig, '--secure-port', '0', '--port', '0', '--leader-elect=false'], { encoding: 'utf8', timeout: 30_000 });
   t.equal(r2.status, 1);
   t.match(r2.stderr, /plugin "NoSuchPlugin" does not exist/);
