@@ -39,6 +39,8 @@ export interface SchedulerRun {
   latencyMs: { p50: number; p90: number; p99: number; max: number };
   /** the scheduler's algorithm time per pod (mean, ms) */
   algorithmMeanMs?: number;
+  /** CPU seconds each process used from the first create to the last binding */
+  cpuSeconds: { apiserver: number; scheduler: number; bench: number };
   /** how many nodes got pods, and the most pods on one node */
   spread: { nodesUsed: number; maxPerNode: number };
 }
@@ -76,8 +78,21 @@ async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) =
   await Promise.all(Array.from({ length: width }, worker));
 }
 
+/** user + system CPU seconds of a process so far (Linux /proc) */
+function cpuSecondsOf(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 function startScheduler(kubeconfig: string, extra: string[]): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [MAIN_JS, 'scheduler', '--kubeconfig', kubeconfig, '--leader-elect=false', '--secure-port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // BENCH_SCHEDULER_PROF=<dir>: a CPU profile of the scheduler process (bench/profile-summary.ts reads it)
+  const prof = process.env.BENCH_SCHEDULER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SCHEDULER_PROF] : [];
+  const child = spawn(process.execPath, [...prof, MAIN_JS, 'scheduler', '--kubeconfig', kubeconfig, '--leader-elect=false', '--secure-port', '0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-100_000)));
   child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-100_000)));
@@ -108,6 +123,8 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
     const names = Array.from({ length: nodeCount }, (_, i) => `node-${String(i).padStart(4, '0')}`);
     await inParallel(names, 16, async (n) => {
       await client.create(RESOURCES.nodes, undefined, node(n, `zone-${names.indexOf(n) % 3}`));
+      // the API server taints new nodes not-ready; these are Ready, as the node lifecycle controller would find
+      await client.patch(RESOURCES.nodes, undefined, n, 'merge', { spec: { taints: null } });
     });
     // warm-up: one pod bound means the scheduler is up, synced and its code paths compiled
     await client.create(RESOURCES.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'warmup' } });
@@ -141,6 +158,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
     await watch.waitForSync(abort.signal);
 
     const podNames = Array.from({ length: podCount }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
+    const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), bench: process.cpuUsage() };
     const t0 = nowMs();
     await inParallel(podNames, 32, async (n) => {
       await client.create(RESOURCES.pods, ns, pod(n));
@@ -151,6 +169,12 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
     await done;
     clearTimeout(timeout);
     const tEnd = Math.max(...bound.values());
+    const benchCpu = process.cpuUsage(cpu0.bench);
+    const cpuSeconds = {
+      apiserver: round(cpuSecondsOf(server.pid) - cpu0.apiserver, 2),
+      scheduler: round(cpuSecondsOf(scheduler.child.pid) - cpu0.scheduler, 2),
+      bench: round((benchCpu.user + benchCpu.system) / 1e6, 2),
+    };
     if (bound.size < podCount) throw new Error(`only ${bound.size}/${podCount} pods bound in 10 minutes:\n${scheduler.output().slice(-3000)}`);
     const latencies = podNames.map((n) => (bound.get(n) ?? 0) - (acked.get(n) ?? 0)).sort((a, b) => a - b);
     const result: SchedulerRun = {
@@ -161,6 +185,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
       createMs: round(tCreated - t0, 1),
       latencyMs: { p50: round(quantile(latencies, 0.5), 1), p90: round(quantile(latencies, 0.9), 1), p99: round(quantile(latencies, 0.99), 1), max: round(latencies.at(-1) ?? 0, 1) },
       algorithmMeanMs: await algorithmMean(metricsPort),
+      cpuSeconds,
       spread: { nodesUsed: perNode.size, maxPerNode: Math.max(...perNode.values()) },
     };
     abort.abort();
@@ -193,7 +218,8 @@ async function main(): Promise<void> {
     console.log(
       `${r.pods} pods over ${r.nodes} nodes: ${r.podsPerSecond} pods/s (${r.totalMs} ms; creates took ${r.createMs} ms); ` +
         `latency p50 ${r.latencyMs.p50} ms, p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms; ` +
-        `algorithm ${r.algorithmMeanMs ?? '?'} ms/pod; ${r.spread.nodesUsed} nodes used, at most ${r.spread.maxPerNode} pods on one`,
+        `algorithm ${r.algorithmMeanMs ?? '?'} ms/pod; CPU s: apiserver ${r.cpuSeconds.apiserver}, scheduler ${r.cpuSeconds.scheduler}, bench ${r.cpuSeconds.bench}; ` +
+        `${r.spread.nodesUsed} nodes used, at most ${r.spread.maxPerNode} pods on one`,
     );
   }
   const report = { command: `node dist/bench/scheduler.js ${process.argv.slice(2).join(' ')}`, schedulerArgs, node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, runs };

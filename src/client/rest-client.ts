@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import nodeTls from 'node:tls';
 import { ProtobufCodec, splitFrames } from '../codec/protobuf';
 import { loadProtoSchema } from '../codec/protobuf/schema';
 import { protoPackageOf } from '../codec/protobuf/codec';
@@ -19,6 +20,12 @@ export const JSON_TYPE = 'application/json';
 export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
+/**
+ * Connections per client: well above the long-lived watches of a component's informers (each holds
+ * one; the controller manager's shared client watches about 40 resources), so requests still flow
+ */
+const MAX_SOCKETS = 128;
+
 const PATCH_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
@@ -121,16 +128,18 @@ export class RestClient {
     this.#preferProtobuf = (opts.contentType ?? JSON_TYPE) === PROTOBUF_TYPE;
     this.#timeoutMs = opts.timeoutMs ?? 60_000;
     const tls = config.server.startsWith('https:');
+    // one TLS context for every connection (built per connection, parsing the key each time, it
+    // cost more CPU than the requests), and a bounded pool: bursts wait for a kept-alive socket
+    // rather than each opening (and the server accepting) a new TLS connection
     this.#agent = tls
       ? new https.Agent({
           keepAlive: true,
-          ca: config.ca,
-          cert: config.cert,
-          key: config.key,
+          maxSockets: MAX_SOCKETS,
+          secureContext: nodeTls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
           rejectUnauthorized: !config.insecureSkipTlsVerify,
           servername: config.tlsServerName,
         })
-      : new http.Agent({ keepAlive: true });
+      : new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
   }
 
   /** stop keeping connections open */
