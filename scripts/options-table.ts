@@ -1,6 +1,6 @@
 /**
  * The README's options tables, generated from the option tables themselves
- * (`apiServerOptionGroups`, `controllerManagerOptionGroups`), so the README cannot drift from `--help`.
+ * (`apiServerOptionGroups`, `controllerManagerOptionGroups`, `schedulerOptionGroups`), so the README cannot drift from `--help`.
  * Each component's tables sit between its own pair of markers.
  *
  *   npx tsx scripts/options-table.ts           print the generated sections
@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { apiServerOptionGroups } from '../src/options/apiserver';
 import { controllerManagerOptionGroups } from '../src/options/controller-manager';
+import { schedulerOptionGroups } from '../src/options/scheduler';
 import type { OptionGroup, OptionSpec } from '../src/options/types';
 
 export const BEGIN_MARKER = '<!-- options:begin -->';
@@ -22,6 +23,7 @@ export const README = path.resolve(__dirname, '..', 'README.md');
 export const SECTIONS: readonly { begin: string; end: string; groups: readonly OptionGroup[] }[] = [
   { begin: BEGIN_MARKER, end: END_MARKER, groups: apiServerOptionGroups },
   { begin: '<!-- options:controller-manager:begin -->', end: '<!-- options:controller-manager:end -->', groups: controllerManagerOptionGroups },
+  { begin: '<!-- options:scheduler:begin -->', end: '<!-- options:scheduler:end -->', groups: schedulerOptionGroups },
 ];
 
 /** one Markdown table per option group, in --help order */
