@@ -68,3 +68,35 @@ export function oneLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.replace(/\s*\n\s*/g, ' ').trim() || String(err);
 }
+
+/**
+ * Run a component until SIGTERM/SIGINT (a second signal exits at once): `start` gets the stop signal
+ * and resolves to the exit code; a start-up failure is one `Error:` line and code 1. The process
+ * exits shortly after, so open watches or keep-alive sockets never keep it alive.
+ */
+export async function runUntilSignalled(logger: Logger, io: CliIo, what: string, start: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const stop = new AbortController();
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stop.signal.aborted) {
+      logger.warn({ signal }, 'Second signal received; exiting immediately');
+      process.exit(1);
+    }
+    logger.info({ signal }, 'Shutdown requested');
+    stop.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  let code: number;
+  try {
+    code = await start(stop.signal);
+  } catch (err) {
+    logger.debug({ err }, `The ${what} could not start`);
+    io.stderr(`Error: ${oneLine(err)}\n`);
+    code = 1;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+  setTimeout(() => process.exit(code), 2000).unref();
+  return code;
+}

@@ -1,6 +1,6 @@
 import { controllerManagerConfig, controllerManagerOptionGroups } from '../options/controller-manager';
 import type { ControllerManagerConfig } from '../options/controller-manager';
-import { componentLogger, oneLine, parseComponentFlags } from './component';
+import { componentLogger, parseComponentFlags, runUntilSignalled } from './component';
 import type { CliIo, Command, CommandResult } from './io';
 
 const DESCRIPTION =
@@ -23,31 +23,9 @@ export const controllerManagerCommand: Command = Object.freeze({
 async function run(config: ControllerManagerConfig, io: CliIo): Promise<number> {
   const logger = componentLogger(config, 'ballast-controller-manager', io);
   if (!logger) return 1;
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stop.signal.aborted) {
-      logger.warn({ signal }, 'Second signal received; exiting immediately');
-      process.exit(1);
-    }
-    logger.info({ signal }, 'Shutdown requested');
-    stop.abort();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  let code: number;
-  try {
+  return runUntilSignalled(logger, io, 'controller manager', async (signal) => {
     // loaded here so --help and flag errors never load the client stack
     const { runControllerManager } = await import('../controllers/manager');
-    code = await runControllerManager({ config, logger, signal: stop.signal });
-  } catch (err) {
-    logger.debug({ err }, 'The controller manager could not start');
-    io.stderr(`Error: ${oneLine(err)}\n`);
-    code = 1;
-  } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-  }
-  // open watches or keep-alive sockets must not keep the process alive
-  setTimeout(() => process.exit(code), 2000).unref();
-  return code;
+    return runControllerManager({ config, logger, signal });
+  });
 }

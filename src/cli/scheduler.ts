@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { schedulerConfig, schedulerOptionGroups } from '../options/scheduler';
 import type { SchedulerConfig } from '../options/scheduler';
-import { componentLogger, oneLine, parseComponentFlags } from './component';
+import { componentLogger, oneLine, parseComponentFlags, runUntilSignalled } from './component';
 import type { CliIo, Command, CommandResult } from './io';
 
 const DESCRIPTION =
@@ -40,42 +40,20 @@ async function run(config: SchedulerConfig, io: CliIo): Promise<number> {
   const logger = componentLogger(config, 'ballast-scheduler', io);
   if (!logger) return 1;
   if (config.extenders.length > 0) logger.warn({ extenders: config.extenders.length }, 'Scheduler extenders are configured but Ballast does not call them');
-  const stop = new AbortController();
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stop.signal.aborted) {
-      logger.warn({ signal }, 'Second signal received; exiting immediately');
-      process.exit(1);
-    }
-    logger.info({ signal }, 'Shutdown requested');
-    stop.abort();
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
-  let code: number;
-  try {
+  return runUntilSignalled(logger, io, 'scheduler', async (signal) => {
     // loaded here so --help and flag errors never load the client stack
     const { runScheduler } = await import('../scheduler/run');
     const { loadPolicyConfigMap } = await import('../scheduler/config');
     const source = config.algorithmSource;
     const fromConfigMap = 'policy' in source && 'configMap' in source.policy;
-    code = await runScheduler({
+    return runScheduler({
       config: {
         ...config,
         insecureAddresses: [config.healthzBindAddress, config.metricsBindAddress],
         loadProfiles: fromConfigMap ? async (get) => (await loadPolicyConfigMap(get, config)).profiles : undefined,
       },
       logger,
-      signal: stop.signal,
+      signal,
     });
-  } catch (err) {
-    logger.debug({ err }, 'The scheduler could not start');
-    io.stderr(`Error: ${oneLine(err)}\n`);
-    code = 1;
-  } finally {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
-  }
-  // open watches or keep-alive sockets must not keep the process alive
-  setTimeout(() => process.exit(code), 2000).unref();
-  return code;
+  });
 }

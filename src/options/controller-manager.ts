@@ -20,6 +20,7 @@ import {
 import { formatDuration } from './duration';
 import { FeatureGates } from './feature-gates';
 import { generalOptions, globalOptions, loggingConfig, loggingOptions } from './logging';
+import type { LeaderElectionSettings } from '../client/leader-run';
 import type { ParsedOptions } from './parse';
 import { secureServingOptions } from './serving';
 import { FlagError } from './types';
@@ -74,15 +75,7 @@ export interface ServingConfig {
   tlsCipherSuites: readonly string[];
 }
 
-export interface LeaderElectionConfig {
-  enabled: boolean;
-  lock: LockKind;
-  name: string;
-  namespace: string;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-}
+export type LeaderElectionConfig = LeaderElectionSettings;
 
 /** what `ballast controller-manager` acts on */
 export interface ControllerManagerConfig {
@@ -108,6 +101,19 @@ export interface ControllerManagerConfig {
 }
 
 const resolved = (v: string | undefined): string | undefined => (v ? path.resolve(v) : undefined);
+
+/** a component's secure serving from the shared serving flags (kube's SecureServingOptions) */
+export function servingConfig(parsed: ParsedOptions, defaultPort: number): ServingConfig {
+  return {
+    bindAddress: parsed.string('bind-address') || '0.0.0.0',
+    securePort: parsed.number('secure-port') ?? defaultPort,
+    certDir: resolved(parsed.string('cert-dir')),
+    tlsCertFile: resolved(parsed.string('tls-cert-file') || undefined),
+    tlsPrivateKeyFile: resolved(parsed.string('tls-private-key-file') || undefined),
+    tlsMinVersion: parsed.string('tls-min-version') || undefined,
+    tlsCipherSuites: parsed.list('tls-cipher-suites').filter((x) => x !== ''),
+  };
+}
 
 /** kube's field error form: `<field>: Invalid value: "<value>": <detail>` */
 const invalid = (field: string, value: string, detail: string): FlagError => new FlagError(`${field}: Invalid value: "${value}": ${detail}`);
@@ -299,15 +305,7 @@ export function controllerManagerConfig(parsed: ParsedOptions): ControllerManage
     useServiceAccountCredentials: parsed.bool('use-service-account-credentials'),
     cloudProvider: parsed.string('cloud-provider') ?? '',
     leaderElection: leaderElectionConfig(parsed),
-    serving: {
-      bindAddress: parsed.string('bind-address') || '0.0.0.0',
-      securePort: parsed.number('secure-port') ?? 10257,
-      certDir: resolved(parsed.string('cert-dir')),
-      tlsCertFile: resolved(certFile),
-      tlsPrivateKeyFile: resolved(keyFile),
-      tlsMinVersion: parsed.string('tls-min-version') || undefined,
-      tlsCipherSuites: parsed.list('tls-cipher-suites').filter((x) => x !== ''),
-    },
+    serving: servingConfig(parsed, 10257),
     auth: delegatedAuth(parsed),
     settings,
     featureGates: new FeatureGates((parsed.value('feature-gates') as Record<string, boolean> | undefined) ?? {}),

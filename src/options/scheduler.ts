@@ -19,7 +19,7 @@ import type { AlgorithmSource, KubeSchedulerConfiguration, SchedulerProfile } fr
 import { joinHostPort } from '../scheduler/config/defaults';
 import { aggregate, required } from '../scheduler/config/field-errors';
 import { hardPodAffinityWeightErrors } from '../scheduler/config/plugin-args';
-import type { DelegatedAuthConfig, LeaderElectionConfig, ServingConfig } from './controller-manager';
+import { servingConfig, type DelegatedAuthConfig, type LeaderElectionConfig, type ServingConfig } from './controller-manager';
 import { formatDuration, parseDuration } from './duration';
 import { FeatureGates } from './feature-gates';
 import { globalOptions, loggingConfig, loggingOptions } from './logging';
@@ -275,15 +275,7 @@ function build(parsed: ParsedOptions): SchedulerConfig {
       renewDeadlineMs: parseDuration(le.renewDeadline),
       retryPeriodMs: parseDuration(le.retryPeriod),
     },
-    serving: {
-      bindAddress: parsed.string('bind-address') || '0.0.0.0',
-      securePort: parsed.number('secure-port') ?? 10259,
-      certDir: resolved(parsed.string('cert-dir')),
-      tlsCertFile: resolved(certFile),
-      tlsPrivateKeyFile: resolved(keyFile),
-      tlsMinVersion: parsed.string('tls-min-version') || undefined,
-      tlsCipherSuites: parsed.list('tls-cipher-suites').filter((x) => x !== ''),
-    },
+    serving: servingConfig(parsed, 10259),
     auth: delegatedAuth(parsed),
     healthzBindAddress: cfg.healthzBindAddress,
     metricsBindAddress: cfg.metricsBindAddress,
