@@ -20,12 +20,6 @@ export const JSON_TYPE = 'application/json';
 export const PROTOBUF_TYPE = 'application/vnd.kubernetes.protobuf';
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
-/**
- * Connections per client: well above the long-lived watches of a component's informers (each holds
- * one; the controller manager's shared client watches about 40 resources), so requests still flow
- */
-const MAX_SOCKETS = 128;
-
 const PATCH_TYPES: Record<PatchType, string> = {
   json: 'application/json-patch+json',
   merge: 'application/merge-patch+json',
@@ -129,17 +123,17 @@ export class RestClient {
     this.#timeoutMs = opts.timeoutMs ?? 60_000;
     const tls = config.server.startsWith('https:');
     // one TLS context for every connection (built per connection, parsing the key each time, it
-    // cost more CPU than the requests), and a bounded pool: bursts wait for a kept-alive socket
-    // rather than each opening (and the server accepting) a new TLS connection
+    // cost more CPU than the requests). The pool is unbounded: each watch holds a connection for
+    // minutes, and a client may watch every resource (the garbage collector's), so a cap would
+    // leave requests waiting behind watches
     this.#agent = tls
       ? new https.Agent({
           keepAlive: true,
-          maxSockets: MAX_SOCKETS,
           secureContext: nodeTls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
           rejectUnauthorized: !config.insecureSkipTlsVerify,
           servername: config.tlsServerName,
         })
-      : new http.Agent({ keepAlive: true, maxSockets: MAX_SOCKETS });
+      : new http.Agent({ keepAlive: true });
   }
 
   /** stop keeping connections open */

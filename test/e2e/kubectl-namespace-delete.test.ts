@@ -36,7 +36,7 @@ t.test('kubectl delete namespace empties a namespace of many kinds', { skip: mis
     'namespace', 'garbagecollector', 'deployment', 'replicaset', 'statefulset', 'job', 'cronjob', 'endpoint', 'endpointslice',
     'disruption', 'resourcequota', 'pvc-protection', 'pv-protection', 'serviceaccount',
   ]);
-  startFakeNode(t, client, { namespace: 'busy' });
+  startFakeNode(t, client, { namespace: 'busy', podIPs: true });
   const k = kubectlFor(t, '1.32', server);
 
   await k.ok(['create', 'namespace', 'busy']);

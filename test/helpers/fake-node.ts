@@ -29,6 +29,8 @@ export interface FakeNodeOptions {
   namespace?: string;
   /** the phase a running pod ends in (undefined: it keeps running) */
   finish?: (pod: KubeObject) => 'Succeeded' | 'Failed' | undefined;
+  /** give running pods an IP (10.244.0.<n>), as a node's network would: endpoints need one */
+  podIPs?: boolean;
 }
 
 function phaseOf(pod: KubeObject): string | undefined {
@@ -41,6 +43,7 @@ export function startFakeNode(t: Test, client: RestClient, opts: FakeNodeOptions
   let held: ((pod: KubeObject) => boolean) | undefined;
   const readied = new Set<string>();
   const inFlight = new Set<string>();
+  let nextIp = 0;
   const markReady = async (pod: KubeObject) => {
     const key = `${pod.metadata?.namespace}/${pod.metadata?.name}`;
     if (abort.signal.aborted || pod.metadata?.deletionTimestamp || inFlight.has(key)) return;
@@ -60,6 +63,10 @@ export function startFakeNode(t: Test, client: RestClient, opts: FakeNodeOptions
         status: {
           phase: 'Running',
           startTime: now,
+          ...(opts.podIPs ? (() => {
+            const ip = `10.244.0.${(nextIp++ % 250) + 2}`;
+            return { podIP: ip, podIPs: [{ ip }], hostIP: '10.0.0.1' };
+          })() : {}),
           conditions: [
             { type: 'Initialized', status: 'True', lastTransitionTime: now },
             { type: 'Ready', status: 'True', lastTransitionTime: now },
