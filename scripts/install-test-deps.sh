@@ -7,6 +7,11 @@
 #    (lib/layer.zip, path helm/helm), unpacked to .tools/helm/helm.
 #  - the Python client: Debian's python3-kubernetes, for /usr/bin/python3 (the system Python: a
 #    pyenv python3 earlier on PATH does not see Debian's dist-packages).
+#  - the container runtime for the node agent's tests (test/nodeagent/cri*.test.ts, as root):
+#    Debian's containerd, runc, containernetworking-plugins (CNI plugins in /usr/lib/cni) and
+#    busybox-static (the offline test images are built from its /bin/busybox). The tests start
+#    their own containerd under a temporary directory; no system containerd service is started or
+#    enabled here (where the package's postinst starts one anyway, it is left alone and unused).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -95,3 +100,23 @@ else
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-kubernetes
   "$SYSTEM_PYTHON" -c 'import kubernetes; print("python3-kubernetes: installed", kubernetes.__version__)'
 fi
+
+# The container runtime (test/helpers/containerd.ts starts a private containerd from these
+# binaries; test/helpers/images.ts builds the busybox and pause images from /bin/busybox).
+RUNTIME_PACKAGES=(containerd runc containernetworking-plugins busybox-static)
+missing=()
+for pkg in "${RUNTIME_PACKAGES[@]}"; do
+  if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+    echo "$pkg: present ($(dpkg-query -W -f='${Version}' "$pkg"))"
+  else
+    missing+=("$pkg")
+  fi
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "container runtime: installing Debian's ${missing[*]}"
+  apt_update_once
+  # --no-install-recommends keeps out docker.io-style extras; the service is neither enabled nor
+  # started by us (tests run their own containerd with its own socket)
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+containerd --version 2>/dev/null || true

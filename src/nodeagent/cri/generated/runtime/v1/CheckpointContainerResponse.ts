@@ -1,0 +1,8 @@
+// Original file: proto/cri/api.proto
+
+
+export interface CheckpointContainerResponse {
+}
+
+export interface CheckpointContainerResponse__Output {
+}

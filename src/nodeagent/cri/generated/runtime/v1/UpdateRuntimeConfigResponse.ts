@@ -1,0 +1,8 @@
+// Original file: proto/cri/api.proto
+
+
+export interface UpdateRuntimeConfigResponse {
+}
+
+export interface UpdateRuntimeConfigResponse__Output {
+}

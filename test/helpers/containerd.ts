@@ -1,0 +1,244 @@
+/**
+ * A private containerd for one test file: started as root with its root, state, socket, CNI
+ * configuration directory and pod logs under a fresh temporary directory, the CRI plugin enabled
+ * with our pause image as the sandbox image, and the offline busybox and pause images imported
+ * (`ctr images import`). `stop()` removes the sandboxes through CRI, stops containerd, kills any
+ * shim left behind (by the pids containerd recorded), unmounts what is still mounted under the
+ * directory and deletes it.
+ *
+ * Needs root and Debian's containerd, runc and containernetworking-plugins
+ * (scripts/install-test-deps.sh). Tests skip only when not root (`containerdSkipReason()`); a missing
+ * binary as root is a failure, since CI installs them.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { BUSYBOX_IMAGE, PAUSE_IMAGE } from '../../src/nodeagent/cri/busybox-images';
+import { ImageServiceClient } from '../../src/nodeagent/cri/image-service-client';
+import { RuntimeServiceClient } from '../../src/nodeagent/cri/runtime-service-client';
+import { testImageArchives } from './images';
+
+const execFileAsync = promisify(execFile);
+
+/** Debian's containernetworking-plugins install the CNI plugins here */
+export const CNI_BIN_DIR = '/usr/lib/cni';
+/** overlayfs cannot sit on overlayfs (a container's own root): then containerd's native snapshotter */
+const OVERLAYFS_MAGIC = 0x794c7630;
+
+export interface Containerd {
+  /** the temporary directory holding everything */
+  dir: string;
+  socket: string;
+  /** `unix://<socket>`, for the CRI clients */
+  endpoint: string;
+  /** where tests write CNI configurations (containerd's CRI plugin reads the first, by name) */
+  cniConfDir: string;
+  /** a directory for pod sandboxes' log directories */
+  podLogRoot: string;
+  snapshotter: 'overlayfs' | 'native';
+  runtime: RuntimeServiceClient;
+  images: ImageServiceClient;
+  /** containerd's own log so far */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/** why the containerd tests cannot run here, or undefined when they can */
+export function containerdSkipReason(): string | undefined {
+  if (process.getuid?.() !== 0) return 'containerd and runc need root; run the tests as root (CI does)';
+  return undefined;
+}
+
+function chooseSnapshotter(dir: string): 'overlayfs' | 'native' {
+  const forced = process.env.BALLAST_TEST_SNAPSHOTTER;
+  if (forced === 'overlayfs' || forced === 'native') return forced;
+  return fs.statfsSync(dir).type === OVERLAYFS_MAGIC ? 'native' : 'overlayfs';
+}
+
+/**
+ * Whether this process may lower OOM scores (CAP_SYS_RESOURCE, bit 24 of CapEff). Without it runc
+ * cannot give the sandbox kubelet's -998 and fails with "can't get final child's PID from pipe":
+ * then the CRI plugin is told to keep scores at or above its own (restrict_oom_score_adj).
+ */
+function canLowerOomScore(): boolean {
+  const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
+  return capEff !== undefined && (BigInt(`0x${capEff}`) & (1n << 24n)) !== 0n;
+}
+
+function configToml(dir: string, socket: string, snapshotter: string, cniConfDir: string): string {
+  return `version = 2
+root = "${dir}/root"
+state = "${dir}/state"
+# snapshotters that cannot work here would only log errors at every start
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
+
+[grpc]
+  address = "${socket}"
+
+[ttrpc]
+  address = "${socket}.ttrpc"
+
+[debug]
+  level = "info"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "${dir}/opt"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "${PAUSE_IMAGE}"
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  restrict_oom_score_adj = ${!canLowerOomScore()}
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "${snapshotter}"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "${CNI_BIN_DIR}"
+    conf_dir = "${cniConfDir}"
+    max_conf_num = 1
+`;
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>, alive: () => string | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    const dead = alive();
+    if (dead !== undefined) throw new Error(`${what}: ${dead}`);
+    try {
+      const value = await attempt();
+      if (value !== undefined) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${what}: not within ${timeoutMs} ms${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** starts containerd, waits for its CRI service, imports the test images */
+export async function startContainerd(): Promise<Containerd> {
+  for (const binary of ['containerd', 'ctr', 'runc', 'containerd-shim-runc-v2']) {
+    if (!isOnPath(binary)) throw new Error(`${binary} not found: run scripts/install-test-deps.sh (Debian's containerd and runc)`);
+  }
+  const archives = testImageArchives();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-containerd-'));
+  const socket = path.join(dir, 'containerd.sock');
+  const cniConfDir = path.join(dir, 'cni', 'net.d');
+  const podLogRoot = path.join(dir, 'pods');
+  fs.mkdirSync(cniConfDir, { recursive: true });
+  fs.mkdirSync(podLogRoot, { recursive: true });
+  const snapshotter = chooseSnapshotter(dir);
+  const configFile = path.join(dir, 'config.toml');
+  fs.writeFileSync(configFile, configToml(dir, socket, snapshotter, cniConfDir));
+
+  const logFile = path.join(dir, 'containerd.log');
+  const logFd = fs.openSync(logFile, 'a');
+  const child: ChildProcess = spawn('containerd', ['--config', configFile], { stdio: ['ignore', logFd, logFd] });
+  fs.closeSync(logFd);
+  let exited: string | undefined;
+  child.on('exit', (code, signal) => {
+    exited = `containerd exited (${signal ?? `code ${code}`})`;
+  });
+  const log = (): string => (fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8') : '');
+  const endpoint = `unix://${socket}`;
+  const runtime = new RuntimeServiceClient({ endpoint, timeoutMs: 10_000 });
+  const images = new ImageServiceClient({ endpoint, timeoutMs: 10_000 });
+
+  const stop = async (): Promise<void> => {
+    await removeSandboxes(runtime);
+    runtime.close();
+    images.close();
+    if (exited === undefined) {
+      const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await gone;
+      clearTimeout(timer);
+    }
+    killRecordedProcesses(path.join(dir, 'state'));
+    await unmountUnder(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    const notRunning = (): string | undefined => (exited === undefined ? undefined : `${exited}; its log:\n${log().slice(-4000)}`);
+    await waitFor('containerd CRI service', 30_000, async () => (fs.existsSync(socket) ? runtime.version() : undefined), notRunning);
+    for (const [archive, name] of [[archives.pause, PAUSE_IMAGE], [archives.busybox, BUSYBOX_IMAGE]] as const) {
+      await execFileAsync('ctr', ['-a', socket, '-n', 'k8s.io', 'images', 'import', '--snapshotter', snapshotter, archive]);
+      // the CRI plugin learns of imported images from containerd's events, a moment later
+      await waitFor(`image ${name} seen by CRI`, 10_000, async () => (await images.imageStatus({ image: name })).image ?? undefined, notRunning);
+    }
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    await stop().catch(() => undefined);
+    throw new Error(`starting containerd in ${dir}: ${message}`);
+  }
+  return { dir, socket, endpoint, cniConfDir, podLogRoot, snapshotter, runtime, images, log, stop };
+}
+
+function isOnPath(binary: string): boolean {
+  return (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin')
+    .split(':')
+    .some((dir) => dir !== '' && fs.existsSync(path.join(dir, binary)));
+}
+
+/** stop and remove every sandbox (and with them their containers, shims and network namespaces) */
+async function removeSandboxes(runtime: RuntimeServiceClient): Promise<void> {
+  let sandboxes;
+  try {
+    sandboxes = await runtime.listPodSandbox();
+  } catch {
+    return; // containerd is not answering: the pid and mount sweeps below still clean up
+  }
+  for (const sandbox of sandboxes) {
+    await runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
+    await runtime.removePodSandbox(sandbox.id).catch(() => undefined);
+  }
+}
+
+/**
+ * SIGKILL the shims and container processes whose pids containerd recorded under its state
+ * directory (`io.containerd.runtime.v2.task/<namespace>/<id>/{shim,init}.pid`): after a failed
+ * test they would outlive containerd.
+ */
+function killRecordedProcesses(stateDir: string): void {
+  const tasks = path.join(stateDir, 'io.containerd.runtime.v2.task');
+  if (!fs.existsSync(tasks)) return;
+  for (const namespace of fs.readdirSync(tasks)) {
+    for (const id of fs.readdirSync(path.join(tasks, namespace))) {
+      for (const file of ['init.pid', 'shim.pid']) {
+        const pidFile = path.join(tasks, namespace, id, file);
+        const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : NaN;
+        if (Number.isInteger(pid) && pid > 1) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    }
+  }
+}
+
+/** unmount every mount point under `dir`, deepest first (rootfs overlays, shm, sandbox files) */
+async function unmountUnder(dir: string): Promise<void> {
+  const prefix = `${fs.realpathSync(dir)}/`;
+  const points = fs
+    .readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' ')[4])
+    .filter((point): point is string => point !== undefined && point.startsWith(prefix))
+    .map((point) => point.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
+    .sort((a, b) => b.length - a.length);
+  for (const point of points) {
+    await execFileAsync('umount', [point]).catch(() => execFileAsync('umount', ['-l', point]).catch(() => undefined));
+  }
+}
