@@ -8,7 +8,8 @@
  *
  * Needs root and Debian's containerd, runc and containernetworking-plugins
  * (scripts/install-test-deps.sh). Tests skip only when not root (`containerdSkipReason()`); a missing
- * binary as root is a failure, since CI installs them.
+ * binary as root is a failure, since CI installs them. The snapshotter is overlayfs, or native where
+ * the temporary directory is itself on overlayfs; BALLAST_TEST_SNAPSHOTTER=native|overlayfs forces one.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
