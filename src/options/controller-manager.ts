@@ -260,7 +260,8 @@ function controllerSettings(parsed: ParsedOptions): ControllerSettings {
   };
 }
 
-function delegatedAuth(parsed: ParsedOptions): DelegatedAuthConfig {
+/** delegated authentication and authorization from the section 5 flags (their defaults are each component's) */
+export function delegatedAuth(parsed: ParsedOptions): DelegatedAuthConfig {
   return {
     clientCaFile: resolved(parsed.string('client-ca-file')),
     authenticationKubeconfig: resolved(parsed.string('authentication-kubeconfig')),

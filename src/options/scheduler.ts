@@ -19,7 +19,7 @@ import type { AlgorithmSource, KubeSchedulerConfiguration, SchedulerProfile } fr
 import { joinHostPort } from '../scheduler/config/defaults';
 import { aggregate, required } from '../scheduler/config/field-errors';
 import { hardPodAffinityWeightErrors } from '../scheduler/config/plugin-args';
-import { servingConfig, type DelegatedAuthConfig, type LeaderElectionConfig, type ServingConfig } from './controller-manager';
+import { delegatedAuth, servingConfig, type DelegatedAuthConfig, type LeaderElectionConfig, type ServingConfig } from './controller-manager';
 import { formatDuration, parseDuration } from './duration';
 import { FeatureGates } from './feature-gates';
 import { globalOptions, loggingConfig, loggingOptions } from './logging';
@@ -178,28 +178,6 @@ const OVERRIDDEN_BY_CONFIG: readonly string[] = [
 /** a lone profile with neither plugins nor plugin configs: what a Policy may replace */
 const emptyProfiles = (cfg: KubeSchedulerConfiguration): boolean =>
   cfg.profiles.length === 1 && (cfg.profiles[0].pluginConfig ?? []).length === 0 && cfg.profiles[0].plugins === undefined;
-
-function delegatedAuth(parsed: ParsedOptions): DelegatedAuthConfig {
-  const list = (flag: string): string[] => parsed.list(flag).filter((x) => x !== '');
-  return {
-    clientCaFile: resolved(parsed.string('client-ca-file')),
-    authenticationKubeconfig: resolved(parsed.string('authentication-kubeconfig')),
-    skipLookup: parsed.bool('authentication-skip-lookup'),
-    tolerateLookupFailure: parsed.bool('authentication-tolerate-lookup-failure'),
-    tokenCacheTtlMs: parsed.number('authentication-token-webhook-cache-ttl') ?? 10_000,
-    requestHeader: {
-      clientCaFile: resolved(parsed.string('requestheader-client-ca-file')),
-      allowedNames: list('requestheader-allowed-names'),
-      usernameHeaders: list('requestheader-username-headers'),
-      groupHeaders: list('requestheader-group-headers'),
-      extraHeadersPrefix: list('requestheader-extra-headers-prefix'),
-    },
-    authorizationKubeconfig: resolved(parsed.string('authorization-kubeconfig')),
-    alwaysAllowPaths: list('authorization-always-allow-paths'),
-    authorizedTtlMs: parsed.number('authorization-webhook-cache-authorized-ttl') ?? 10_000,
-    unauthorizedTtlMs: parsed.number('authorization-webhook-cache-unauthorized-ttl') ?? 10_000,
-  };
-}
 
 /**
  * Check the flags (and --config) and build the configuration; throws FlagError with one line.
