@@ -98,7 +98,9 @@ t.test('the controller manager process', async (t) => {
     t.match(metrics.body, /process_cpu_user_seconds_total/);
     const queued = await waitFor('the serviceaccount queue measured', async () => {
       const body = (await get(first, '/metrics', adminCert)).body;
-      return /workqueue_adds_total\{name="serviceaccount"\} [1-9]/.test(body) ? body : undefined;
+      // an added key is measured once a worker takes it, so wait for both
+      return /workqueue_adds_total\{name="serviceaccount"\} [1-9]/.test(body) &&
+        /workqueue_queue_duration_seconds_count\{name="serviceaccount"\} [1-9]/.test(body) ? body : undefined;
     });
     t.match(queued, /workqueue_queue_duration_seconds_count\{name="serviceaccount"\} \d+/, "the controllers' work queues are measured");
     // a service account's token is checked by TokenReview, then its access by SubjectAccessReview
