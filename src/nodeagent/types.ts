@@ -146,3 +146,47 @@ export interface ContainerRuntime {
   /** the path of a container's log file (CRI log format), for /containerLogs and termination messages */
   containerLogPath(podNamespace: string, podName: string, podUid: string, containerName: string, restartCount: number): string;
 }
+
+/** a bind mount of a host path into a container */
+export interface ContainerMount {
+  containerPath: string;
+  hostPath: string;
+  readOnly: boolean;
+  /** kube's mountPropagation: None, HostToContainer, Bidirectional */
+  propagation?: 'None' | 'HostToContainer' | 'Bidirectional';
+}
+
+/** what a container is started with beyond its spec (kubelet's RunContainerOptions) */
+export interface RunContainerOptions {
+  /** resolved: values, fieldRef, resourceFieldRef, configMap/secret refs, envFrom, service links, $(VAR) expanded */
+  envs: { name: string; value: string }[];
+  /** the container's volumeMounts resolved to host paths (subPath included), plus /etc/hosts when the agent manages it */
+  mounts: ContainerMount[];
+  hostname: string;
+  /** the pod's hostname's domain (subdomain.namespace.svc.cluster-domain), empty when none */
+  hostDomain: string;
+}
+
+/**
+ * What kuberuntime asks the rest of the agent (kubelet's RuntimeHelper). generateRunContainerOptions
+ * throws an Error whose message kube shows under CreateContainerConfigError (e.g.
+ * `configmap "settings" not found`) when a referenced object is missing.
+ */
+export interface RuntimeHelper {
+  generateRunContainerOptions(pod: Pod, container: Record<string, unknown>, podIPs: string[]): Promise<RunContainerOptions>;
+  /** the sandbox's resolv.conf content, from dnsPolicy, dnsConfig, --cluster-dns and --cluster-domain */
+  getPodDNS(pod: Pod): { servers: string[]; searches: string[]; options: string[] };
+  /** the pod's cgroup parent under --cgroups-per-qos (empty: the runtime's default) */
+  getPodCgroupParent(pod: Pod): string;
+  /** the pod's directory (<root-dir>/pods/<uid>), holding volumes and termination-message files */
+  getPodDir(podUid: string): string;
+}
+
+/** a probe's latest result for a container */
+export type ProbeResult = 'success' | 'failure';
+
+/** the results the prober publishes (kubelet's results.Manager), read by kuberuntime and the status manager */
+export interface ProbeResults {
+  /** the result for a container id (`containerd://...`); undefined until the first probe */
+  get(containerId: string): ProbeResult | undefined;
+}
