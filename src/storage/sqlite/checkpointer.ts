@@ -3,7 +3,10 @@
  * checkpoint copies the WAL's pages into the database file and fsyncs it: after a compaction and its
  * incremental vacuum that is tens of MB, which on the event loop stopped every request for as long.
  * A PASSIVE checkpoint never takes the write lock, so commits go on while it runs. One checkpoint
- * at a time: a tick that finds the last one still running is skipped.
+ * at a time: a tick that finds the last one still running is skipped, and so is a tick with nothing
+ * new to copy (`due`). The worker starts with the first checkpoint, not before: a store that never
+ * writes never pays for a thread. It runs without the parent's exec arguments (loader hooks such as
+ * a test runner's TypeScript loader): its source is plain JavaScript that needs none.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -47,34 +50,43 @@ export interface CheckpointerOptions {
   onResult(result: CheckpointResult): void;
   /** a checkpoint on this thread, for when the worker is gone (it could not start, or died) */
   inThread(): CheckpointResult;
+  /** whether a tick has anything to do (the WAL grew since the last one); always when absent */
+  due?(): boolean;
 }
 
 export class Checkpointer {
-  readonly #worker: Worker;
+  #worker: Worker | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #o: CheckpointerOptions;
   #running = false;
   #closed = false;
   /** the worker exited on its own: checkpoints run on this thread from then on */
   #gone = false;
-  #exited: Promise<void>;
+  #exited: Promise<void> = Promise.resolve();
   #waiters: (() => void)[] = [];
 
   constructor(options: CheckpointerOptions) {
     this.#o = options;
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: options.file, driver: require.resolve('better-sqlite3'), journalSizeLimit: options.journalSizeLimit } });
-    this.#worker.unref();
+    this.#timer = setInterval(() => {
+      if (this.#o.due?.() ?? true) this.checkpoint();
+    }, options.intervalMs);
+    this.#timer.unref();
+  }
+
+  #startWorker(): Worker {
+    const o = this.#o;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { file: o.file, driver: require.resolve('better-sqlite3'), journalSizeLimit: o.journalSizeLimit } });
+    worker.unref();
     this.#exited = new Promise((resolve) =>
-      this.#worker.once('exit', () => {
+      worker.once('exit', () => {
         this.#gone = true;
         if (this.#running) this.#settle({ ok: false, onWorker: true, error: new Error('the checkpoint worker exited') });
         resolve();
       }),
     );
-    this.#worker.on('message', (m: { ok: boolean; message?: string; code?: string }) => this.#settle(m.ok ? { ok: true, onWorker: true } : { ok: false, onWorker: true, error: Object.assign(new Error(m.message), { code: m.code }) }));
-    this.#worker.on('error', (err) => this.#settle({ ok: false, onWorker: true, error: err }));
-    this.#timer = setInterval(() => this.checkpoint(), options.intervalMs);
-    this.#timer.unref();
+    worker.on('message', (m: { ok: boolean; message?: string; code?: string }) => this.#settle(m.ok ? { ok: true, onWorker: true } : { ok: false, onWorker: true, error: Object.assign(new Error(m.message), { code: m.code }) }));
+    worker.on('error', (err) => this.#settle({ ok: false, onWorker: true, error: err }));
+    return worker;
   }
 
   /** start a checkpoint now unless one is running */
@@ -85,6 +97,7 @@ export class Checkpointer {
       return;
     }
     this.#running = true;
+    this.#worker ??= this.#startWorker();
     this.#worker.postMessage('checkpoint');
   }
 
@@ -98,8 +111,10 @@ export class Checkpointer {
     if (this.#closed) return this.#exited;
     this.#closed = true;
     clearInterval(this.#timer);
-    this.#worker.postMessage('close');
-    const timeout = setTimeout(() => void this.#worker.terminate(), 5000);
+    const worker = this.#worker;
+    if (!worker) return;
+    worker.postMessage('close');
+    const timeout = setTimeout(() => void worker.terminate(), 5000);
     await this.#exited;
     clearTimeout(timeout);
   }

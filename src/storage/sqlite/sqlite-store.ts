@@ -92,7 +92,16 @@ export class SqliteStore implements Store {
     const every = options.checkpointIntervalMs ?? 1000;
     const file = options.writer.memory ? '' : options.writer.name;
     if (every > 0 && file) {
+      // a tick is due when something was written since the last one: a commit or a compaction
+      let lastWrite = `${this.#revision}/${this.#compactRevision}`;
+      const due = (): boolean => {
+        const mark = `${this.#revision}/${this.#compactRevision}`;
+        if (mark === lastWrite) return false;
+        lastWrite = mark;
+        return true;
+      };
       this.#checkpointer = new Checkpointer({
+        due,
         file,
         intervalMs: every,
         journalSizeLimit: Number(options.writer.pragma('journal_size_limit', { simple: true })),
