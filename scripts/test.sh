@@ -20,12 +20,13 @@ if [ ! -f dist/src/cli/main.js ]; then
   echo "warning: dist/src/cli/main.js is missing; run 'make build' first (end-to-end tests will fail)" >&2
 fi
 
-# tap runs each file with tsx (.taprc); tsx applies a tsconfig only to the files it includes, and
-# the build's tsconfig leaves test/ out: this one covers the tests too (strict mode, as the build)
+# scripts/run-tests.js runs the files (two at a time; BALLAST_TEST_JOBS) as plain node processes
+# with tsx's CommonJS hook, and writes tap's TAP stream; tap-summary.js echoes it compactly. tsx
+# applies a tsconfig only to the files it includes, and the build's tsconfig leaves test/ out: this
+# one covers the tests too (strict mode, as the build)
 export TSX_TSCONFIG_PATH="$PWD/tsconfig.test.json"
 
-# tap's own TAP stream is the source of truth for the counts; tap-summary.js echoes it compactly.
-npx tap --reporter=tap "${files[@]}" | node scripts/tap-summary.js
+node scripts/run-tests.js "${files[@]}" | node scripts/tap-summary.js
 statuses=("${PIPESTATUS[@]}")
 tap_status=${statuses[0]}
 summary_status=${statuses[1]}

@@ -56,8 +56,9 @@ async function serve(config: ApiServerConfig, io: CliIo): Promise<number> {
   process.on('SIGINT', onSignal);
 
   try {
-    // loaded here so --help and flag errors never load storage, schemas or the HTTP stack
-    const { startApiServer } = await import('../server/apiserver');
+    // loaded here so --help and flag errors never load storage, schemas or the HTTP stack (a require,
+    // not import(): the same under the build and under the tests' CommonJS TypeScript hook)
+    const { startApiServer } = require('../server/apiserver') as typeof import('../server/apiserver');
     server = await startApiServer({ config, logger });
   } catch (err) {
     // One line for the operator, as kube-apiserver prints its start-up errors (the database in use,

@@ -25,7 +25,7 @@ async function run(config: ControllerManagerConfig, io: CliIo): Promise<number> 
   if (!logger) return 1;
   return runUntilSignalled(logger, io, 'controller manager', async (signal) => {
     // loaded here so --help and flag errors never load the client stack
-    const { runControllerManager } = await import('../controllers/manager');
+    const { runControllerManager } = require('../controllers/manager') as typeof import('../controllers/manager');
     return runControllerManager({ config, logger, signal });
   });
 }

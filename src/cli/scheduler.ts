@@ -25,7 +25,7 @@ export const schedulerCommand: Command = Object.freeze({
 
 /** --write-config-to: the effective configuration as YAML, then exit (kube does not start) */
 async function writeConfig(config: SchedulerConfig, io: CliIo): Promise<number> {
-  const { configurationYaml } = await import('../scheduler/config');
+  const { configurationYaml } = require('../scheduler/config') as typeof import('../scheduler/config');
   try {
     fs.writeFileSync(config.writeConfigTo!, configurationYaml(config.componentConfig));
   } catch (err) {
@@ -42,8 +42,8 @@ async function run(config: SchedulerConfig, io: CliIo): Promise<number> {
   if (config.extenders.length > 0) logger.warn({ extenders: config.extenders.length }, 'Scheduler extenders are configured but Ballast does not call them');
   return runUntilSignalled(logger, io, 'scheduler', async (signal) => {
     // loaded here so --help and flag errors never load the client stack
-    const { runScheduler } = await import('../scheduler/run');
-    const { loadPolicyConfigMap } = await import('../scheduler/config');
+    const { runScheduler } = require('../scheduler/run') as typeof import('../scheduler/run');
+    const { loadPolicyConfigMap } = require('../scheduler/config') as typeof import('../scheduler/config');
     const source = config.algorithmSource;
     const fromConfigMap = 'policy' in source && 'configMap' in source.policy;
     return runScheduler({

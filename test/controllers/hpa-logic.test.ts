@@ -3,6 +3,7 @@ import type { KubeObject } from '../../src/client/types';
 import { boundReplicas, setCondition, stabilize } from '../../src/controllers/podautoscaler/normalize';
 import { resourceReplicas, type PodMetric } from '../../src/controllers/podautoscaler/replica-calculator';
 import { parseDuration } from '../../src/controllers/podautoscaler/metrics-client';
+import { boundWithBehavior, stabilizeWithBehavior, storeScaleEvent } from '../../src/controllers/podautoscaler/behavior';
 
 const NOW = Date.parse('2026-01-01T01:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -62,7 +63,6 @@ t.test('conditions keep their transition time while the status holds; durations 
 });
 
 t.test('behavior: stabilization in both directions, policies, scale events', async (t) => {
-  const { boundWithBehavior, stabilizeWithBehavior, storeScaleEvent } = await import('../../src/controllers/podautoscaler/behavior');
   // the server's defaults for a present behavior: up 4 pods or 100% per 15s (Max), down 100% per 15s
   const behavior = {
     scaleUp: { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] },

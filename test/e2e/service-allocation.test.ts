@@ -4,7 +4,7 @@
  * service frees what it held.
  */
 import t from 'tap';
-import { kubectlFor, missingKubectl, startApiServer } from './harness';
+import { MAIN_JS, kubectlFor, missingKubectl, startApiServer } from './harness';
 
 t.test('cluster IPs and node ports are unique, checked and freed', async (t) => {
   const missing = missingKubectl('1.32');
@@ -44,7 +44,6 @@ t.test('cluster IPs and node ports are unique, checked and freed', async (t) => 
 
 t.test('a bad --service-cluster-ip-range is a flag error', async (t) => {
   const { spawnSync } = await import('node:child_process');
-  const { MAIN_JS } = await import('./harness');
   const r = spawnSync(process.execPath, [MAIN_JS, 'apiserver', '--service-cluster-ip-range', '10.0.0.0/31', '--data-dir', '/nonexistent/never-created'], { encoding: 'utf8' });
   t.equal(r.status, 1);
   t.match(r.stderr, 'invalid argument "10.0.0.0/31" for "--service-cluster-ip-range" flag: 10.0.0.0/31 is too small');

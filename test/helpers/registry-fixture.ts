@@ -15,6 +15,7 @@ import { createRegistry } from '../../src/api/registry';
 import type { RegistryOptions, RegistryWithLifecycle } from '../../src/api/registry';
 import type { ApiWatchEvent, Target, WatchSink } from '../../src/api/registry/types';
 import { MemoryStore } from './memory-store';
+import { openStore } from '../../src/storage/open';
 
 export type StoreKind = 'memory' | 'sqlite';
 
@@ -36,7 +37,6 @@ export async function openTestStore(kind: StoreKind): Promise<{ store: Store; cl
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-registry-'));
   // loaded lazily so memory-only runs do not need the native module
-  const { openStore } = await import('../../src/storage/open');
   const store = await openStore(`sqlite://${path.join(dir, 'state.db')}`, { synchronous: 'NORMAL' });
   return {
     store,

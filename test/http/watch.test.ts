@@ -4,6 +4,7 @@ import type { FakeWatch } from './fake-registry';
 import { sampleObject } from './fake-registry';
 import { startTestServer } from './helpers';
 import type { TestServer } from './helpers';
+import { errors } from '../../src/api/errors';
 
 const NS = '/apis/test.ballast.io/v1/namespaces/ns1/widgets';
 
@@ -133,7 +134,6 @@ t.test('the registry ending the watch (after an ERROR event) ends the stream', a
 t.test('errors before the stream starts are a normal Status response', async (t) => {
   const s = await startTestServer();
   t.teardown(() => s.close());
-  const { errors } = await import('../../src/api/errors');
   s.registry.failures.set('watch', errors.badRequest('unable to parse requirement: invalid label key'));
   const res = await fetch(`${s.url}${NS}?watch=true&labelSelector=%21%21`);
   t.equal(res.status, 400);

@@ -8,6 +8,7 @@ import { createApiServerApp } from '../../src/http/app';
 import { ApiServerMetrics } from '../../src/metrics/apiserver-metrics';
 import { FakeRegistry } from '../http/fake-registry';
 import { gadgetKind, pieceKind, testVersion, widgetKind } from '../http/helpers';
+import { ApiError } from '../../src/api/errors';
 
 async function serve(t: Test, opts: { profiling?: boolean; metrics?: boolean; requestTimeoutSeconds?: number } = {}) {
   const metrics = new ApiServerMetrics({ defaultCollectors: false });
@@ -50,7 +51,7 @@ t.test('every request is counted with kube labels and its code', async (t) => {
   await (await fetch(`${url}/apis/test.ballast.io/v1/namespaces/a/widgets/x`)).text();
   const body = JSON.stringify({ apiVersion: 'test.ballast.io/v1', kind: 'Widget', metadata: { name: 'n' } });
   await (await fetch(`${url}/apis/test.ballast.io/v1/namespaces/a/widgets?dryRun=All`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })).text();
-  registry.failures.set('get', Object.assign(new (await import('../../src/api/errors')).ApiError(404, 'NotFound', 'nope'), {}));
+  registry.failures.set('get', Object.assign(new ApiError(404, 'NotFound', 'nope'), {}));
   await (await fetch(`${url}/apis/test.ballast.io/v1/namespaces/a/widgets/gone`)).text();
   await settle();
 

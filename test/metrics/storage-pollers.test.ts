@@ -4,6 +4,7 @@ import { ApiServerMetrics } from '../../src/metrics/apiserver-metrics';
 import { filesSize, sqliteFiles, startStoragePollers } from '../../src/metrics/storage-pollers';
 import { TimedStore, resourceOfKey } from '../../src/metrics/timed-store';
 import { tempSqliteStore } from '../storage/fixtures/temp-store';
+import { storedResources } from '../../src/metrics/stored-resources';
 
 async function gauge(metrics: ApiServerMetrics, name: string, labels: Record<string, string>): Promise<number | undefined> {
   const m = await metrics.registry.getSingleMetric(name)!.get();
@@ -64,7 +65,6 @@ t.test('etcd_request_duration_seconds times each store call by operation and res
 });
 
 t.test('stored resources: one per storage location, kinds without storage left out', async (t) => {
-  const { storedResources } = await import('../../src/metrics/stored-resources');
   const k = (group: string, version: string, resource: string) => ({ group, version, resource, storage: { group, resource } }) as never;
   const out = storedResources([k('', 'v1', 'configmaps'), k('batch', 'v1', 'cronjobs'), k('batch', 'v1beta1', 'cronjobs'), k('', 'v1', 'componentstatuses')], new Set(['/componentstatuses']));
   t.same(out, [

@@ -14,6 +14,7 @@ import { CriError } from '../../src/nodeagent/cri/cri-error';
 import { criTarget } from '../../src/nodeagent/cri/endpoint';
 import { ociArchive, referenceTag, MEDIA_TYPES } from '../../src/nodeagent/cri/oci-archive';
 import { tarArchive, type TarEntry } from '../../src/nodeagent/cri/tar';
+import { RuntimeServiceClient } from '../../src/nodeagent/cri/runtime-service-client';
 
 function tempDir(t: Test): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-tar-'));
@@ -109,7 +110,6 @@ t.test('CriError: the call, the status, grpc-go wording', async (t) => {
 });
 
 t.test('a call to a socket nobody serves fails as Unavailable, under its deadline', async (t) => {
-  const { RuntimeServiceClient } = await import('../../src/nodeagent/cri/runtime-service-client');
   const dir = tempDir(t);
   const client = new RuntimeServiceClient({ endpoint: `unix://${dir}/none.sock`, timeoutMs: 2000 });
   t.teardown(() => client.close());

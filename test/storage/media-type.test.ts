@@ -8,6 +8,7 @@ import { EncryptingStore } from '../../src/storage/encryption/encrypting-store';
 import { openSqliteStore } from '../../src/storage/sqlite/open-sqlite-store';
 import { typicalPod } from '../../bench/storage-media-type';
 import { tempDir } from './fixtures/temp-store';
+import { everyKindManifests } from '../e2e/every-kind-manifests';
 
 /** objects as the registry stores them (storage version, no resourceVersion) */
 const objects: Record<string, Record<string, unknown>> = {
@@ -134,7 +135,6 @@ function missingFrom(outer: unknown, inner: unknown, at = ''): string[] {
 }
 
 t.test('protobuf storage loses no field of any kind kubectl can make (Go zero values may appear, as in kube)', async (t) => {
-  const { everyKindManifests } = await import('../e2e/every-kind-manifests');
   const yaml = await import('js-yaml');
   const codec = new StorageCodec('application/vnd.kubernetes.protobuf');
   let asProtobuf = 0;

@@ -9,6 +9,7 @@ import {
 } from '../../../src/scheduler/plugins/volume/volume-binding';
 import { makeNode } from '../helpers';
 import { makeClass, makePV, makePVC, newState, podWith, volumeHandle, type VolumeWorld } from './volume-fixtures';
+import { FeatureGates } from '../../../src/options/feature-gates';
 
 const HOST = 'kubernetes.io/hostname';
 const onNode = (name: string) => [{ matchExpressions: [{ key: HOST, operator: 'In', values: [name] }] }];
@@ -343,7 +344,6 @@ t.test('local volumes pinned to a hostname are merged by size with the other vol
 });
 
 t.test('generic ephemeral volumes use the claim named <pod>-<volume>, when the gate is on', async (t) => {
-  const { FeatureGates } = await import('../../../src/options/feature-gates');
   const pod = podWith('web', [{ ephemeral: { volumeClaimTemplate: {} } }]);
   const owned = makePVC('web-v0', { storageClass: 'dyn' });
   owned.metadata!.ownerReferences = [{ apiVersion: 'v1', kind: 'Pod', name: 'web', uid: pod.metadata!.uid!, controller: true }];
