@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createStream } from 'rotating-file-stream';
+import type { createStream } from 'rotating-file-stream';
 import type { RotatingFileStream } from 'rotating-file-stream';
 import type { AuditSink } from './backend';
 import { legacyLine } from './event';
@@ -77,7 +77,8 @@ export function createLogSink(o: LogSinkOptions): AuditSink {
   } catch (err) {
     throw new Error(`failed to open audit log file ${JSON.stringify(file)}: ${(err as Error).message}`);
   }
-  const stream: RotatingFileStream = createStream(
+  const rotating = require('rotating-file-stream') as { createStream: typeof createStream };
+  const stream: RotatingFileStream = rotating.createStream(
     (time: number | Date | null) => time ? path.basename(backupName(file, time instanceof Date ? time : new Date(time))) + (o.compress ? '.gz' : '') : path.basename(file),
     { path: path.dirname(file), size: `${o.maxSize > 0 ? o.maxSize : 100}M`, mode: 0o600, ...(o.compress ? { compress: 'gzip' as const } : {}) },
   );

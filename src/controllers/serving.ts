@@ -10,12 +10,16 @@ import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import forge from 'node-forge';
+import type forge from 'node-forge';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ServingConfig } from '../options/controller-manager';
 import type { DelegatedAuth } from './delegated-auth';
 import { baseCertificate, newKeyPair } from '../server/pki';
+import { lazy } from '../util/lazy';
+
+/** node-forge (0.9 MB of JavaScript) is loaded the first time it is needed */
+const forgeLib = lazy(() => require('node-forge') as typeof forge);
 
 /** a named health check: undefined when healthy, else why not */
 export type HealthCheck = () => string | undefined;
@@ -39,11 +43,11 @@ export interface ServingCertificate {
   ca?: string;
 }
 
-const UTF8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
+const utf8 = (): forge.asn1.Class => forgeLib().asn1.Type.UTF8 as unknown as forge.asn1.Class;
 
 function newCertificate(publicKey: forge.pki.PublicKey, cn: string, now: number): forge.pki.Certificate {
   const cert = baseCertificate(publicKey, now, 365);
-  cert.setSubject([{ name: 'commonName', value: cn, valueTagClass: UTF8 }]);
+  cert.setSubject([{ name: 'commonName', value: cn, valueTagClass: utf8() }]);
   return cert;
 }
 
@@ -57,7 +61,7 @@ export function selfSignedCertificate(now = Date.now()): ServingCertificate {
     { name: 'basicConstraints', cA: true, critical: true },
     { name: 'keyUsage', keyCertSign: true, digitalSignature: true, keyEncipherment: true, critical: true },
   ]);
-  caCert.sign(ca.privateKey, forge.md.sha256.create());
+  caCert.sign(ca.privateKey, forgeLib().md.sha256.create());
   const leaf = newKeyPair();
   const cert = newCertificate(leaf.publicKey, `localhost@${stamp}`, now);
   cert.setIssuer(caCert.subject.attributes);
@@ -67,9 +71,9 @@ export function selfSignedCertificate(now = Date.now()): ServingCertificate {
     { name: 'extKeyUsage', serverAuth: true },
     { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
   ]);
-  cert.sign(ca.privateKey, forge.md.sha256.create());
-  const caPem = forge.pki.certificateToPem(caCert);
-  return { cert: forge.pki.certificateToPem(cert) + caPem, key: leaf.keyPem, ca: caPem };
+  cert.sign(ca.privateKey, forgeLib().md.sha256.create());
+  const caPem = forgeLib().pki.certificateToPem(caCert);
+  return { cert: forgeLib().pki.certificateToPem(cert) + caPem, key: leaf.keyPem, ca: caPem };
 }
 
 /** the serving pair: the given files, else one kept in --cert-dir, else a fresh one in memory */

@@ -1,8 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import forge from 'node-forge';
+import type forge from 'node-forge';
 import type { Logger } from 'pino';
+import { lazy } from '../util/lazy';
+
+/** node-forge (0.9 MB of JavaScript) is loaded the first time it is needed */
+const forgeLib = lazy(() => require('node-forge') as typeof forge);
 
 /** the files of a generated PKI inside the cert dir (kube-apiserver names its pair apiserver.crt/.key) */
 export const PKI_FILES = Object.freeze({
@@ -46,7 +50,7 @@ export interface EnsurePkiOptions {
 }
 
 const DAY_MS = 24 * 3600 * 1000;
-const UTF8 = forge.asn1.Type.UTF8 as unknown as forge.asn1.Class;
+const utf8 = (): forge.asn1.Class => forgeLib().asn1.Type.UTF8 as unknown as forge.asn1.Class;
 const CA_LIFETIME_DAYS = 3650;
 /** serving and client certificates */
 const SERVING_LIFETIME_DAYS = 365;
@@ -156,13 +160,13 @@ export function newKeyPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey:
   // Node's native generator is fast; forge's pure-JS one takes seconds for 2048 bits.
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const keyPem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const forgeKey = forge.pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
-  return { privateKey: forgeKey, publicKey: forge.pki.setRsaPublicKey(forgeKey.n, forgeKey.e), keyPem };
+  const forgeKey = forgeLib().pki.privateKeyFromPem(keyPem) as forge.pki.rsa.PrivateKey;
+  return { privateKey: forgeKey, publicKey: forgeLib().pki.setRsaPublicKey(forgeKey.n, forgeKey.e), keyPem };
 }
 
 /** a certificate with a random positive serial, valid from an hour ago for `days` */
 export function baseCertificate(publicKey: forge.pki.PublicKey, now: number, days: number): forge.pki.Certificate {
-  const cert = forge.pki.createCertificate();
+  const cert = forgeLib().pki.createCertificate();
   cert.publicKey = publicKey;
   // positive serial: clear the top bit of a random 16-byte number
   const serial = crypto.randomBytes(16);
@@ -178,7 +182,7 @@ function createCa(now: number): { certPem: string; keyPem: string } {
   const { privateKey, publicKey, keyPem } = newKeyPair();
   const cert = baseCertificate(publicKey, now, CA_LIFETIME_DAYS);
   // UTF8String: Go's x509 refuses characters outside PrintableString's set in PrintableString values
-  const subject = [{ name: 'commonName', value: `ballast-ca-${Math.floor(now / 1000)}`, valueTagClass: UTF8 }];
+  const subject = [{ name: 'commonName', value: `ballast-ca-${Math.floor(now / 1000)}`, valueTagClass: utf8() }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -186,26 +190,26 @@ function createCa(now: number): { certPem: string; keyPem: string } {
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(privateKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+  cert.sign(privateKey, forgeLib().md.sha256.create());
+  return { certPem: forgeLib().pki.certificateToPem(cert), keyPem };
 }
 
 function issue(opts: { ca: CaPair; kind: 'serving' | 'client'; subject?: ClientSubject; dnsNames: readonly string[]; ips: readonly string[]; now: number }): {
   certPem: string;
   keyPem: string;
 } {
-  const ca = forge.pki.certificateFromPem(opts.ca.certPem);
-  const caKey = forge.pki.privateKeyFromPem(opts.ca.keyPem);
+  const ca = forgeLib().pki.certificateFromPem(opts.ca.certPem);
+  const caKey = forgeLib().pki.privateKeyFromPem(opts.ca.keyPem);
   const { publicKey, keyPem } = newKeyPair();
   const cert = baseCertificate(publicKey, opts.now, SERVING_LIFETIME_DAYS);
   if (opts.kind === 'serving') {
-    cert.setSubject([{ name: 'commonName', value: 'ballast-apiserver', valueTagClass: UTF8 }]);
+    cert.setSubject([{ name: 'commonName', value: 'ballast-apiserver', valueTagClass: utf8() }]);
   } else {
     // kube reads the user from CN and groups from O
     const subject = opts.subject ?? ADMIN_SUBJECT;
     cert.setSubject([
-      ...(subject.organization ? [{ name: 'organizationName', value: subject.organization, valueTagClass: UTF8 }] : []),
-      { name: 'commonName', value: subject.commonName, valueTagClass: UTF8 },
+      ...(subject.organization ? [{ name: 'organizationName', value: subject.organization, valueTagClass: utf8() }] : []),
+      { name: 'commonName', value: subject.commonName, valueTagClass: utf8() },
     ]);
   }
   cert.setIssuer(ca.subject.attributes);
@@ -221,8 +225,8 @@ function issue(opts: { ca: CaPair; kind: 'serving' | 'client'; subject?: ClientS
     extensions.push({ name: 'subjectAltName', altNames });
   }
   cert.setExtensions(extensions);
-  cert.sign(caKey, forge.md.sha256.create());
-  return { certPem: forge.pki.certificateToPem(cert), keyPem };
+  cert.sign(caKey, forgeLib().md.sha256.create());
+  return { certPem: forgeLib().pki.certificateToPem(cert), keyPem };
 }
 
 function readIfExists(file: string): string | undefined {

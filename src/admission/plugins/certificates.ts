@@ -5,12 +5,16 @@
  * approval subresource is written or the status gets a certificate; CertificateSubjectRestriction
  * refuses kube-apiserver-client requests for the system:masters group.
  */
-import forge from 'node-forge';
+import type forge from 'node-forge';
 import type { KubeObject } from '../../api/kind';
 import type { Admission, AdmissionAttributes } from '../types';
 import type { AdmissionPluginContext } from '../context';
 import { admissionForbidden, isResource } from '../forbidden';
 import { validating } from '../chain';
+import { lazy } from '../../util/lazy';
+
+/** node-forge (0.9 MB of JavaScript) is loaded the first time it is needed */
+const forgeLib = lazy(() => require('node-forge') as typeof forge);
 
 const GROUP = 'certificates.k8s.io';
 const API_SERVER_CLIENT_SIGNER = 'kubernetes.io/kube-apiserver-client';
@@ -52,16 +56,16 @@ export function certificateSigning(ctx: AdmissionPluginContext): Admission {
 /** the subject organizations of a PEM certificate request (any key type); undefined when it does not parse */
 export function requestOrganizations(pem: string): string[] | undefined {
   try {
-    const der = forge.pem.decode(pem).find((m) => m.type === 'CERTIFICATE REQUEST' || m.type === 'NEW CERTIFICATE REQUEST');
+    const der = forgeLib().pem.decode(pem).find((m) => m.type === 'CERTIFICATE REQUEST' || m.type === 'NEW CERTIFICATE REQUEST');
     if (!der) return undefined;
-    const root = forge.asn1.fromDer(der.body);
+    const root = forgeLib().asn1.fromDer(der.body);
     const info = (root.value as forge.asn1.Asn1[])[0];
     const subject = (info.value as forge.asn1.Asn1[])[1];
     const orgs: string[] = [];
     for (const rdn of subject.value as forge.asn1.Asn1[]) {
       for (const attr of rdn.value as forge.asn1.Asn1[]) {
         const [oid, value] = attr.value as forge.asn1.Asn1[];
-        if (forge.asn1.derToOid(oid.value as string) === ORGANIZATION_OID) orgs.push(value.value as string);
+        if (forgeLib().asn1.derToOid(oid.value as string) === ORGANIZATION_OID) orgs.push(value.value as string);
       }
     }
     return orgs;

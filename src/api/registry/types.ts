@@ -54,6 +54,13 @@ export interface WriteOptions {
    * the unknown fields, first, under fieldValidation (Strict: one 400; Warn: a warning each).
    */
   strictDecodingErrors?: string[];
+  /**
+   * an object the server writes from its own code (the bootstrap objects): the OpenAPI schema check
+   * is skipped, since compiling a kind's schema costs a start more than the whole write;
+   * test/api/registry/bootstrap-schema.test.ts checks every such object against its schema instead.
+   * Never set from a request.
+   */
+  trusted?: boolean;
 }
 
 export interface DeleteOptions extends WriteOptions {

@@ -4,7 +4,7 @@
  * is skipped and a repeated token keeps the later line, each with a warning, as kube does.
  */
 import fs from 'node:fs';
-import { parse } from 'csv-parse/sync';
+import type { parse as parseCsv } from 'csv-parse/sync';
 import type { UserInfo } from '../../api/reviews/authorizer';
 import type { TokenAuthentication, TokenAuthenticator } from '../../api/reviews/authenticator';
 
@@ -25,6 +25,7 @@ export function loadTokenFile(file: string, warn: (message: string) => void = ()
   }
   let records: string[][];
   try {
+    const { parse } = require('csv-parse/sync') as { parse: typeof parseCsv };
     records = parse(text.replace(/^\uFEFF/, ''), { relax_column_count: true, skip_empty_lines: true, trim: false });
   } catch (err) {
     throw new TokenFileError(`--token-auth-file ${file}: ${(err as Error).message}`);

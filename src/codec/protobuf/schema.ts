@@ -123,7 +123,16 @@ function presence(field: protobuf.Field): GoPresence {
   return go === 'pointer' || go === 'value' ? go : 'omitempty';
 }
 
+/** one schema per directory: plans never change once built, so every codec in a process shares them */
+const loaded = new Map<string, ProtoSchema>();
+
 export function loadProtoSchema(dir = defaultProtoDir()): ProtoSchema {
+  let schema = loaded.get(dir);
+  if (!schema) loaded.set(dir, (schema = buildProtoSchema(dir)));
+  return schema;
+}
+
+function buildProtoSchema(dir: string): ProtoSchema {
   const root = loadRoot(dir);
   const types = allTypes(root);
   const plans = new Map<string, MessagePlan>();

@@ -8,7 +8,11 @@
  * The decoders keep the last value, as Go's do. A decoded object carries its findings in a hidden
  * property, read with strictDecodingErrorsOf().
  */
-import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import type * as Yaml from 'yaml';
+import { lazy } from '../../util/lazy';
+
+/** the `yaml` parser (0.3 MB of JavaScript) on the first YAML body, not at every start */
+const yamlLib = lazy(() => require('yaml') as typeof Yaml);
 
 const STRICT_ERRORS = Symbol('ballast.strictDecodingErrors');
 
@@ -128,6 +132,7 @@ export function jsonStrictErrors(text: string): string[] {
 
 /** the strict YAML decoder's one message for every repeated mapping key of a YAML text, if any */
 export function yamlStrictErrors(text: string): string[] {
+  const { isMap, isScalar, LineCounter, parseDocument, visit } = yamlLib();
   const lines = new LineCounter();
   const doc = parseDocument(text, { uniqueKeys: false, lineCounter: lines });
   if (doc.errors.length) return [];

@@ -6,9 +6,12 @@
  * served by Ballast).
  */
 import { parseDuration } from '../../options/duration';
-import { GrpcKmsService } from './kms-service';
 import type { KmsProvider } from './kms-provider';
 import { kmsProvider } from './kms-provider';
+import { lazy } from '../../util/lazy';
+
+/** the gRPC client (and its 0.7 MB of JavaScript) only when a KMS provider is configured */
+const grpcKmsService = lazy(() => (require('./kms-service') as typeof import('./kms-service')).GrpcKmsService);
 
 const DEFAULT_CACHE_SIZE = 1000;
 const DEFAULT_TIMEOUT_MS = 3000;
@@ -65,5 +68,5 @@ export function kmsSettings(spec: unknown, at: string, fail: (why: string) => ne
 /** a kms provider talking to its plugin over gRPC; the connection is made on first use */
 export function kmsFromConfig(spec: unknown, at: string, fail: (why: string) => never): KmsProvider {
   const s = kmsSettings(spec, at, fail);
-  return kmsProvider({ name: s.name, cacheSize: s.cacheSize, service: new GrpcKmsService({ endpoint: s.endpoint, timeoutMs: s.timeoutMs }) });
+  return kmsProvider({ name: s.name, cacheSize: s.cacheSize, service: new (grpcKmsService())({ endpoint: s.endpoint, timeoutMs: s.timeoutMs }) });
 }

@@ -8,7 +8,11 @@
  * Our store keeps text, so the bytes after the prefix are base64.
  */
 import crypto from 'node:crypto';
-import nacl from 'tweetnacl';
+import type nacl from 'tweetnacl';
+import { lazy } from '../../util/lazy';
+
+/** tweetnacl only when a secretbox provider is configured */
+const naclLib = lazy(() => require('tweetnacl') as typeof nacl);
 
 export interface Provider {
   /** `k8s:enc:aescbc:v1:key1:`; '' for identity */
@@ -67,12 +71,14 @@ export function secretboxProvider(name: string, key: Buffer): Provider {
   return {
     prefix: `k8s:enc:secretbox:v1:${name}:`,
     seal(plain) {
-      const nonce = nacl.randomBytes(nacl.secretbox.nonceLength);
-      return Buffer.concat([Buffer.from(nonce), Buffer.from(nacl.secretbox(new Uint8Array(plain), nonce, k))]);
+      const box = naclLib();
+      const nonce = box.randomBytes(box.secretbox.nonceLength);
+      return Buffer.concat([Buffer.from(nonce), Buffer.from(box.secretbox(new Uint8Array(plain), nonce, k))]);
     },
     open(sealed) {
-      const n = nacl.secretbox.nonceLength;
-      const opened = nacl.secretbox.open(new Uint8Array(sealed.subarray(n)), new Uint8Array(sealed.subarray(0, n)), k);
+      const box = naclLib();
+      const n = box.secretbox.nonceLength;
+      const opened = box.secretbox.open(new Uint8Array(sealed.subarray(n)), new Uint8Array(sealed.subarray(0, n)), k);
       if (!opened) throw new Error('failed to decrypt the stored data (wrong key or damaged data)');
       return Buffer.from(opened);
     },

@@ -5,7 +5,11 @@
  * re2js, the JavaScript port of RE2. Compiled patterns are cached: a schema's few patterns are
  * checked on every write of its objects.
  */
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { lazy } from '../../../util/lazy';
+
+/** re2js (0.3 MB of JavaScript) on the first pattern, not at every start */
+const re2 = lazy(() => (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS);
 
 const cache = new Map<string, RE2JS | Error>();
 const CACHE_LIMIT = 4096;
@@ -14,7 +18,7 @@ function compile(pattern: string): RE2JS | Error {
   let compiled = cache.get(pattern);
   if (compiled === undefined) {
     try {
-      compiled = RE2JS.compile(pattern);
+      compiled = re2().compile(pattern);
     } catch (err) {
       compiled = err instanceof Error ? err : new Error(String(err));
     }
