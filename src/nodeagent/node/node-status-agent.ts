@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { isAlreadyExists } from '../../client/errors';
 import { RESOURCES } from '../../client/resources';
 import type { RestClient } from '../../client/rest-client';
+import type { KubeObject } from '../../client/types';
 import { sleep } from '../../client/sleep';
 import type { ContainerRuntime, ImageService } from '../types';
 import type { HostMeasurements, NodeHost } from './host';
@@ -290,7 +291,17 @@ export class NodeStatusAgent {
     const original = structuredClone(existing);
     if (reconcileExistingNode(node, existing)) {
       try {
-        await this.#patchStatus(original, existing);
+        const stored = await this.#patchStatus(original, existing);
+        // kube's node status strategy keeps label changes; a server that drops them on the status
+        // subresource gets the labels on the Node itself
+        const labels = existing.metadata.labels ?? {};
+        const storedLabels = stored.metadata?.labels ?? {};
+        const labelPatch: Record<string, string | null> = {};
+        for (const [k, v] of Object.entries(labels)) if (storedLabels[k] !== v) labelPatch[k] = v;
+        for (const k of Object.keys(storedLabels)) if (!(k in labels)) labelPatch[k] = null;
+        if (Object.keys(labelPatch).length) {
+          await client.patch(RESOURCES.nodes, undefined, nodeName, 'strategic', { metadata: { labels: labelPatch } });
+        }
       } catch (err) {
         logger.error({ err: String(err), node: nodeName }, 'Unable to reconcile node with API server: error updating node');
         return false;
@@ -343,7 +354,7 @@ export class NodeStatusAgent {
     if (ip) setAddresses(node, ip, this.#hostname);
     if (machine) {
       const capacity = machineCapacity(machine, rootFs, this.#config.maxPods, this.#config.podsPerCore);
-      setCapacity(node, capacity, this.#reservation(node));
+      setCapacity(node, capacity, this.#reservation({ ...capacityValues(node), ...capacity }));
       const previousBoot = setNodeInfo(node, { machine, runtimeVersion: runtimeVersion ?? node.status?.nodeInfo?.containerRuntimeVersion ?? '', agentVersion: this.#opts.agentVersion });
       if (previousBoot) this.#record('Warning', 'Rebooted', `Node ${this.#opts.nodeName} has been rebooted, boot id: ${machine.bootId}`);
     }
@@ -360,13 +371,11 @@ export class NodeStatusAgent {
   }
 
   /** kube-reserved + system-reserved + the hard thresholds' share (GetNodeAllocatableReservation) */
-  #reservation(node: NodeObject): Record<string, number> {
+  #reservation(capacity: Readonly<Record<string, number>>): Record<string, number> {
     const out: Record<string, number> = {};
     for (const list of [this.#config.kubeReserved, this.#config.systemReserved]) {
       for (const [name, text] of Object.entries(list ?? {})) out[name] = (out[name] ?? 0) + quantityValue(text);
     }
-    const capacity: Record<string, number> = {};
-    for (const [name, text] of Object.entries(node.status?.capacity ?? {})) capacity[name] = quantityValue(text);
     for (const [name, value] of Object.entries(hardEvictionReservation(this.#thresholds, capacity))) out[name] = (out[name] ?? 0) + value;
     return out;
   }
@@ -407,10 +416,16 @@ export class NodeStatusAgent {
     this.#lastReport = now;
   }
 
-  async #patchStatus(original: NodeObject, updated: NodeObject): Promise<void> {
+  async #patchStatus(original: NodeObject, updated: NodeObject): Promise<KubeObject> {
     const patch = nodeStatusPatch(original, updated);
-    await this.#opts.client.patch(RESOURCES.nodes, undefined, this.#opts.nodeName, 'strategic', patch ?? {}, { subresource: 'status' });
+    return this.#opts.client.patch(RESOURCES.nodes, undefined, this.#opts.nodeName, 'strategic', patch ?? {}, { subresource: 'status' });
   }
+}
+
+function capacityValues(node: NodeObject): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, text] of Object.entries(node.status?.capacity ?? {})) out[name] = quantityValue(text);
+  return out;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
