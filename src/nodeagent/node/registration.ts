@@ -25,6 +25,7 @@ export const DEFAULT_LABELS = Object.freeze([
   'beta.kubernetes.io/instance-type',
   LABEL_OS,
   LABEL_ARCH,
+  'node.kubernetes.io/windows-build',
   LABEL_BETA_OS,
   LABEL_BETA_ARCH,
 ]);
