@@ -12,6 +12,7 @@ import type { KubeObject, ResourceRef } from '../../src/client/types';
 import { NodeLease } from '../../src/nodeagent/node/lease';
 import { NODE_STATUS_UPDATE_RETRY, NodeStatusAgent } from '../../src/nodeagent/node/node-status-agent';
 import type { NodeHost } from '../../src/nodeagent/node/host';
+import type { NodeObject } from '../../src/nodeagent/node/setters';
 
 const logger = pino({ level: 'silent' });
 const fail = (code: number, reason: string) => new ApiError(code, { kind: 'Status', code, reason, message: reason });
@@ -108,4 +109,43 @@ t.test('the lease: back-off while it cannot be read, created with its owner, the
   calls.length = 0;
   await lease.sync();
   t.same(calls, ['update leases', 'get leases', 'get nodes', 'update leases'], 'a conflict reads the lease again');
+});
+
+t.test('Ready follows the runtime checks: not yet checked, ready, down after 30 s; a new boot id is an event', async (t) => {
+  let now = 1_000_000;
+  let answering = true;
+  const events: string[] = [];
+  const machine = await host.machineInfo();
+  const a = new NodeStatusAgent({
+    client: scriptedClient({}).client,
+    nodeName: 'n',
+    config: {},
+    host: { ...host, machineInfo: async () => ({ ...machine }) },
+    runtime: {
+      version: async () => 'fake://1',
+      status: async () => {
+        if (!answering) throw new Error('connection refused');
+        return { runtimeReady: true, networkReady: true, message: '' };
+      },
+    },
+    images: { listImages: async () => [] },
+    agentVersion: 'v1.32.0',
+    logger,
+    clock: { now: () => now },
+    recordEvent: (type, reason, message) => void events.push(`${type} ${reason}${message ? `: ${message}` : ''}`),
+  });
+  const node: NodeObject = { metadata: { name: 'n' }, status: { nodeInfo: { bootID: 'old-boot' } } };
+  await a.setNodeStatus(node);
+  const ready = () => node.status?.conditions?.find((c) => c.type === 'Ready');
+  t.match(ready(), { status: 'False', message: 'container runtime status check may not have completed yet' });
+  t.same(events.filter((e) => e.startsWith('Warning')), ['Warning Rebooted: Node n has been rebooted, boot id: b']);
+  await a.updateRuntimeState();
+  await a.setNodeStatus(node);
+  t.match(ready(), { status: 'True', message: 'kubelet is posting ready status' });
+  answering = false;
+  now += 31_000;
+  await a.updateRuntimeState();
+  await a.setNodeStatus(node);
+  t.match(ready(), { status: 'False', message: 'container runtime is down' });
+  t.ok(events.includes('Normal NodeReady') && events.includes('Normal NodeNotReady'));
 });
