@@ -8,7 +8,7 @@ import t from 'tap';
 import { LinuxHost, parseMeminfo, prettyName } from '../../src/nodeagent/node/linux-host';
 import type { MachineInfo } from '../../src/nodeagent/node/host';
 import { binaryQuantity, decimalQuantity } from '../../src/nodeagent/node/quantity';
-import { initialNode, isExtendedResource, reconcileExistingNode, ANNOTATION_CMAD } from '../../src/nodeagent/node/registration';
+import { initialNode, isExtendedResource, nodeHostname, reconcileExistingNode, ANNOTATION_CMAD } from '../../src/nodeagent/node/registration';
 import {
   machineCapacity,
   setCapacity,
@@ -190,6 +190,9 @@ t.test('initial node: default labels, --node-labels over them, taints, annotatio
   t.same(node.spec?.taints, [{ key: 'k', value: 'v', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }]);
   t.equal(node.spec?.unschedulable, true);
   t.same(node.metadata.annotations, { [ANNOTATION_CMAD]: 'true' });
+  t.equal(nodeHostname(undefined, 'Build-Host'), 'build-host');
+  t.equal(nodeHostname(' Worker-1 ', 'Build-Host'), 'worker-1');
+  t.throws(() => nodeHostname('', ' '));
   t.notOk(initialNode({ nodeName: 'n', hostname: 'n', operatingSystem: 'linux', architecture: 'amd64', controllerAttachDetach: false }).metadata.annotations);
 });
 

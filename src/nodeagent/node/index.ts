@@ -7,5 +7,5 @@ export { NodeStatusAgent, NODE_STATUS_DEFAULTS, type NodeStatusAgentOptions, typ
 export type { NodeHost, MachineInfo, HostMeasurements, FsStats, HugePagePool } from './host';
 export { LinuxHost, type LinuxHostOptions } from './linux-host';
 export { NodeLease, LEASE_NAMESPACE } from './lease';
-export type { Taint } from './registration';
+export { nodeHostname, type Taint } from './registration';
 export { observe, parseThresholds, thresholdsMet, type Observations, type Threshold, type Signal, type PressureCondition } from './thresholds';

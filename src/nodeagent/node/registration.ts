@@ -142,3 +142,10 @@ export function reconcileExistingNode(wanted: NodeObject, existing: NodeObject, 
   }
   return changed;
 }
+
+/** kubelet's nodeutil.GetHostname: --hostname-override trimmed, else the machine's name, lower-cased */
+export function nodeHostname(override: string | undefined, machineName: string): string {
+  const name = (override?.trim() || machineName).trim().toLowerCase();
+  if (!name) throw new Error('empty hostname is invalid');
+  return name;
+}
