@@ -106,6 +106,9 @@ export class ProbeManager {
       if (started) {
         const result = c.containerID ? this.readiness.get(c.containerID) : undefined;
         c.ready = result !== undefined ? result === 'success' : !this.#workers.has(workerKey(podUid, c.name, 'readiness'));
+      } else {
+        // kubelet leaves ready as the fresh status has it: false
+        c.ready = false;
       }
     }
     for (const c of status.initContainerStatuses ?? []) c.ready = c.state?.terminated?.exitCode === 0;
