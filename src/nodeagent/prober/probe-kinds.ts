@@ -89,7 +89,7 @@ interface HttpAnswer {
 function get(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<HttpAnswer> {
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = transport.request(url, { method: 'GET', headers, signal, rejectUnauthorized: false }, (response) => {
+    const request = transport.request(url, { method: 'GET', headers, signal, rejectUnauthorized: false, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
@@ -117,7 +117,8 @@ function get(url: URL, headers: Record<string, string>, signal: AbortSignal): Pr
 
 /**
  * httpGet: GET `url` with the headers (User-Agent kube-probe/1.20 and Accept `*\/*` unless given)
- * under the timeout. 200..399 is success; redirects are followed (10 at most) while they stay on the
+ * under the timeout, on a fresh connection each time (kube's probes disable keep-alive) and without
+ * verifying an HTTPS server's certificate, as kube's. 200..399 is success; redirects are followed (10 at most) while they stay on the
  * same host: a redirect elsewhere is not followed and counts as success with a warning, as kube 1.20.
  * Any other status is a failure `HTTP probe failed with statuscode: <code>`; a connection error or
  * timeout is a failure with Go's error text.
