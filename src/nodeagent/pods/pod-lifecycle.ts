@@ -91,6 +91,8 @@ export class PodLifecycle {
   readonly #failures = new Map<string, Map<string, StartFailure>>();
   readonly #mounted = new Set<string>();
   readonly #lastSync = new Map<string, number>();
+  /** source updates are handled one after another, in order */
+  #updates: Promise<void> = Promise.resolve();
   #housekeeping: NodeJS.Timeout | undefined;
   #housekeepingRun: Promise<void> | undefined;
 
@@ -101,7 +103,7 @@ export class PodLifecycle {
     const sources: PodSource[] = ['api'];
     if (cfg.podManifestPath) sources.push('file');
     if (cfg.manifestUrl) sources.push('http');
-    this.#config = new PodConfig({ sources, now: this.#now, onUpdate: (u) => this.#handle(u) });
+    this.#config = new PodConfig({ sources, now: this.#now, onUpdate: (u) => this.#enqueue(u) });
     this.#mirrors = new MirrorPods(opts.client, opts.nodeName);
     this.statusManager = new StatusManager({
       client: opts.client,
@@ -158,6 +160,7 @@ export class PodLifecycle {
     clearTimeout(this.#housekeeping);
     this.#housekeeping = undefined;
     await Promise.all(this.#sources.map((s) => s.stop()));
+    await this.#updates;
     await this.#pleg.stop();
     await this.#housekeepingRun;
     await this.#workers.stop();
@@ -176,10 +179,16 @@ export class PodLifecycle {
 
   // --- the sync loop's handlers (kubelet's HandlePodAdditions, Updates, Removes, Reconcile)
 
-  #handle(update: PodUpdate): void {
+  #enqueue(update: PodUpdate): void {
+    this.#updates = this.#updates
+      .then(() => this.#handle(update))
+      .catch((err: Error) => this.#opts.logger.warn({ op: update.op, err: err.message }, 'cannot handle a pod update'));
+  }
+
+  async #handle(update: PodUpdate): Promise<void> {
     switch (update.op) {
       case 'ADD':
-        void this.#additions(update.pods);
+        await this.#additions(update.pods);
         break;
       case 'UPDATE':
       case 'DELETE':
@@ -218,9 +227,8 @@ export class PodLifecycle {
         continue;
       }
       const active = this.activePods().filter((p) => podUid(p) !== uid);
-      const known = this.podManager.byUid(uid) !== undefined;
       this.podManager.addOrUpdate(pod);
-      if (!known && !this.#isTerminated(pod)) {
+      if (!this.#isTerminated(pod)) {
         const verdict = canAdmitPod(pod, active, node, this.#opts.config.maxPods);
         if (!verdict.admit) {
           this.#reject(pod, verdict.reason ?? 'UnknownReason', verdict.message ?? '');
