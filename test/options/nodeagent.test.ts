@@ -309,3 +309,11 @@ t.test('a flag error is one line and exit 1', async (t) => {
   t.equal(l.code, 1);
   t.equal(l.err.split('\n').length, 3);
 });
+
+t.test('the README\'s options table has a row for every node agent flag, with kubelet\'s type words', async (t) => {
+  const { renderOptionsTables } = await import('../../scripts/options-table');
+  const tables = renderOptionsTables(nodeAgentOptionGroups);
+  for (const o of nodeAgentOptionGroups.flatMap((g) => g.options)) t.match(tables, `\`--${o.name}\` |`, o.name);
+  t.match(tables, /^\| `--eviction-hard` \| mapStringString \| `imagefs.available<15%,/m);
+  t.match(tables, /^\| `--docker-endpoint` \| string \| .* \| accepted, no effect \|$/m);
+});
