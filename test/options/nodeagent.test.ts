@@ -317,3 +317,9 @@ t.test('the README\'s options table has a row for every node agent flag, with ku
   t.match(tables, /^\| `--eviction-hard` \| mapStringString \| `imagefs.available<15%,/m);
   t.match(tables, /^\| `--docker-endpoint` \| string \| .* \| accepted, no effect \|$/m);
 });
+
+t.test('running says the pod workers are not built yet (the lead wires src/nodeagent/run.ts)', async (t) => {
+  const r = cli('--fail-swap-on=false');
+  t.equal(await r.code, 1);
+  t.match(r.err, "Error: the node agent's pod workers are not built yet");
+});
