@@ -1,6 +1,6 @@
 /**
  * The README's options tables, generated from the option tables themselves
- * (`apiServerOptionGroups`, `controllerManagerOptionGroups`, `schedulerOptionGroups`), so the README cannot drift from `--help`.
+ * (`apiServerOptionGroups`, `controllerManagerOptionGroups`, `schedulerOptionGroups`, `nodeAgentOptionGroups`), so the README cannot drift from `--help`.
  * Each component's tables sit between its own pair of markers.
  *
  *   npx tsx scripts/options-table.ts           print the generated sections
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { apiServerOptionGroups } from '../src/options/apiserver';
 import { controllerManagerOptionGroups } from '../src/options/controller-manager';
 import { schedulerOptionGroups } from '../src/options/scheduler';
+import { nodeAgentOptionGroups } from '../src/options/nodeagent';
 import type { OptionGroup, OptionSpec } from '../src/options/types';
 
 export const BEGIN_MARKER = '<!-- options:begin -->';
@@ -24,6 +25,7 @@ export const SECTIONS: readonly { begin: string; end: string; groups: readonly O
   { begin: BEGIN_MARKER, end: END_MARKER, groups: apiServerOptionGroups },
   { begin: '<!-- options:controller-manager:begin -->', end: '<!-- options:controller-manager:end -->', groups: controllerManagerOptionGroups },
   { begin: '<!-- options:scheduler:begin -->', end: '<!-- options:scheduler:end -->', groups: schedulerOptionGroups },
+  { begin: '<!-- options:nodeagent:begin -->', end: '<!-- options:nodeagent:end -->', groups: nodeAgentOptionGroups },
 ];
 
 /** one Markdown table per option group, in --help order */
@@ -43,7 +45,7 @@ function row(o: OptionSpec): string {
   const dflt = o.defaultText ?? o.default;
   const cells = [
     flag,
-    o.type,
+    o.typeWord ?? o.type,
     dflt === undefined || dflt === '' ? '' : code(dflt),
     cell(o.description) + (o.hidden ? ' (hidden in --help)' : ''),
     o.support === 'supported' ? 'acts on it' : 'accepted, no effect',

@@ -3,6 +3,7 @@ import { apiServerCommand } from './apiserver';
 import { benchCommand } from './bench';
 import { controllerManagerCommand } from './controller-manager';
 import { schedulerCommand } from './scheduler';
+import { nodeAgentCommand } from './nodeagent';
 import { notImplementedCommand } from './not-implemented';
 import { processIo } from './io';
 import { ballastVersion } from '../server/version';
@@ -14,7 +15,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   benchCommand,
   controllerManagerCommand,
   schedulerCommand,
-  notImplementedCommand('nodeagent', 'run the pods assigned to this node'),
+  nodeAgentCommand,
   notImplementedCommand('all', 'run every component in one process'),
 ]);
 

@@ -9,6 +9,7 @@ interface Extra {
   validate?: (value: OptionValue) => string | undefined;
   hidden?: boolean;
   helpLines?: () => readonly string[];
+  typeWord?: string;
 }
 
 /** declare one option; tables read as `option(name, type, description, {default, supported})` */
@@ -24,6 +25,7 @@ export function option(name: string, type: OptionType, description: string, extr
     validate: extra.validate,
     hidden: extra.hidden,
     helpLines: extra.helpLines,
+    ...(extra.typeWord !== undefined && { typeWord: extra.typeWord }),
   });
 }
 

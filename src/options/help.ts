@@ -52,7 +52,7 @@ export function renderHelp(opts: HelpOptions): string {
 
 function renderOption(o: OptionSpec, width: number): string[] {
   const flag = o.short ? `  -${o.short}, --${o.name}` : `      --${o.name}`;
-  const type = TYPE_WORD[o.type];
+  const type = o.typeWord ?? TYPE_WORD[o.type];
   const head = type ? `${flag} ${type}` : flag;
   let text = o.description;
   const shown = o.defaultText ?? displayDefault(o);

@@ -59,6 +59,8 @@ export interface OptionSpec {
   readonly hidden?: boolean;
   /** lines --help prints after the description, one a line (kube lists feature gates so) */
   readonly helpLines?: () => readonly string[];
+  /** the type word --help prints when pflag's differs from `type`'s (kube's custom flag values) */
+  readonly typeWord?: string;
 }
 
 /** a titled section of options, like kube's "Secure serving flags:" */

@@ -35,7 +35,7 @@ t.test('--version and the components not written yet', { skip: !built && 'run ma
   t.equal(v.code, 0);
   const pkg = JSON.parse(fs.readFileSync(`${__dirname}/../../package.json`, 'utf8')) as { version: string };
   t.equal(v.stdout, `Ballast v${pkg.version}\n`);
-  const s = ballast('nodeagent');
+  const s = ballast('all');
   t.equal(s.code, 1);
   t.match(s.stderr, 'not implemented yet');
 });
