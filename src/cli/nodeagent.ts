@@ -2,9 +2,6 @@
  * `ballast nodeagent`: kubelet's command line. Flags and the --config file become a checked
  * NodeAgentConfig; `run` starts the node agent with it (filled in when the pod workers exist).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import type { Logger } from 'pino';
 import { nodeAgentConfig, nodeAgentOptionGroups } from '../options/nodeagent';
 import type { NodeAgentConfig } from '../nodeagent/config/types';
 import { componentLogger, parseComponentFlags, runUntilSignalled } from './component';
@@ -36,20 +33,13 @@ export const nodeAgentCommand: Command = Object.freeze({
   },
 });
 
-/** the entry point the node agent provides (src/nodeagent/run.ts) */
-type RunNodeAgent = (config: NodeAgentConfig, deps: { logger: Logger; signal: AbortSignal }) => Promise<number>;
-
-/** start the node agent; until src/nodeagent/run.ts exists, say so and fail */
+/** start the node agent and run it until SIGTERM/SIGINT */
 export async function run(config: NodeAgentConfig, io: CliIo): Promise<number> {
   const logger = componentLogger(config, 'ballast-nodeagent', io);
   if (!logger) return 1;
-  const runModule = path.join(__dirname, '..', 'nodeagent', fs.existsSync(path.join(__dirname, '..', 'nodeagent', 'run.ts')) ? 'run.ts' : 'run.js');
-  if (!fs.existsSync(runModule)) {
-    io.stderr("Error: the node agent's pod workers are not built yet\n");
-    return 1;
-  }
   return runUntilSignalled(logger, io, 'node agent', async (signal) => {
-    const mod = (await import(runModule)) as { runNodeAgent: RunNodeAgent };
-    return mod.runNodeAgent(config, { logger, signal });
+    // loaded here so --help and flag errors never load the client and runtime stack
+    const { runNodeAgent } = require('../nodeagent/run') as typeof import('../nodeagent/run');
+    return runNodeAgent(config, { logger, signal });
   });
 }

@@ -1,0 +1,213 @@
+/**
+ * `ballast nodeagent`: the parts of the agent wired together, as kubelet's Run does it.
+ *
+ *   runtime services (CRI over gRPC, or the process runtime) -> KubeRuntimeManager (the
+ *   ContainerRuntime) <- pod lifecycle (sources, pod workers, PLEG, status manager)
+ *   node status agent (registration, status, lease) and the prober beside them.
+ *
+ * Each part is built from the configuration here and owns its own loops; this module starts them in
+ * kubelet's order (the node first, then the pods) and stops them in reverse.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { EventRecorder } from '../client/events';
+import { loadClientConfig } from '../client/kubeconfig';
+import { RestClient } from '../client/rest-client';
+import { versionInfo } from '../server/version';
+import type { NodeAgentConfig } from './config/types';
+import { ImageServiceClient } from './cri/image-service-client';
+import { RuntimeServiceClient } from './cri/runtime-service-client';
+import { createPodRuntimeHelper } from './env/runtime-helper';
+import { ContainerLogManager } from './kuberuntime/container-log-manager';
+import { KubeRuntimeManager } from './kuberuntime/kube-runtime-manager';
+import { LinuxHost, NodeStatusAgent, nodeHostname } from './node';
+import { PodLifecycle } from './pods';
+import { ProbeManager } from './prober';
+import { ProcessImageService, ProcessRuntimeService } from './runtimes/process';
+import type { ImageService, RuntimeService } from './types';
+
+export interface NodeAgentDeps {
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+/** kubelet's housekeeping periods for what has no flag of its own */
+const LOG_ROTATION_PERIOD_MS = 10_000;
+const VOLUME_RESYNC_PERIOD_MS = 60_000;
+const CONTAINER_GC_PERIOD_MS = 60_000;
+
+interface RuntimeServices {
+  runtime: RuntimeService;
+  images: ImageService;
+  /** the scheme of container ids (containerd://...) */
+  type: string;
+  close(): void;
+}
+
+async function runtimeServices(config: NodeAgentConfig): Promise<RuntimeServices> {
+  if (config.containerRuntime === 'process') {
+    const stateDir = path.join(config.rootDir, 'process-runtime');
+    return { runtime: new ProcessRuntimeService({ stateDir }), images: new ProcessImageService({ stateDir }), type: 'process', close: () => {} };
+  }
+  if (config.containerRuntime === 'simulated') throw new Error('--container-runtime simulated is not built yet');
+  const runtime = new RuntimeServiceClient({ endpoint: config.containerRuntimeEndpoint, timeoutMs: config.runtimeRequestTimeoutMs });
+  const images = new ImageServiceClient({ endpoint: config.imageServiceEndpoint || config.containerRuntimeEndpoint, timeoutMs: config.runtimeRequestTimeoutMs });
+  let type: string;
+  try {
+    type = (await runtime.version()).runtimeName || 'remote';
+  } catch (err) {
+    runtime.close();
+    images.close();
+    throw new Error(`the container runtime at ${config.containerRuntimeEndpoint} does not answer: ${(err as Error).message}`);
+  }
+  return { runtime, images, type, close: () => (runtime.close(), images.close()) };
+}
+
+/** run until `signal` aborts; resolves to the exit code */
+export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: NodeAgentDeps): Promise<number> {
+  if (!config.kubeconfig) throw new Error('--kubeconfig is required: the standalone mode (static pods without an API server) is not built yet');
+  const client = new RestClient(loadClientConfig(config.kubeconfig, { userAgent: 'ballast-nodeagent' }), {
+    qps: config.kubeAPIQPS,
+    burst: config.kubeAPIBurst,
+    contentType: config.contentType,
+  });
+  const nodeName = nodeHostname(config.hostnameOverride, os.hostname());
+  const host = new LinuxHost({ rootDir: config.rootDir });
+  const nodeIP = config.nodeIP || (await host.nodeAddress(nodeName));
+  const services = await runtimeServices(config);
+  const recorder = new EventRecorder(client, { component: 'kubelet', host: nodeName }, logger);
+
+  const prober = new ProbeManager({ runtime: services.runtime, recorder });
+  const { helper, volumes } = createPodRuntimeHelper({
+    client,
+    rootDir: config.rootDir,
+    recorder,
+    nodeName,
+    nodeIP,
+    clusterDNS: [...config.clusterDNS],
+    clusterDomain: config.clusterDomain,
+    resolvConf: config.resolvConf,
+    cgroupsPerQOS: config.cgroupsPerQOS,
+    cgroupRoot: config.cgroupRoot,
+    logger,
+  });
+  // filled in once the pod lifecycle exists: the runtime's garbage collector asks it about pods
+  let lifecycle: PodLifecycle | undefined;
+  const containerRuntime = new KubeRuntimeManager({
+    runtime: services.runtime,
+    images: services.images,
+    helper,
+    recorder,
+    livenessResults: prober.liveness,
+    startupResults: prober.startup,
+    podLogsDir: config.podLogsDir,
+    podInfraContainerImage: config.podInfraContainerImage,
+    runtimeType: services.type,
+    serializeImagePulls: config.serializeImagePulls,
+    cpuCFSQuota: config.cpuCFSQuota,
+    podStateProvider: {
+      isPodDeleted: (uid) => !lifecycle?.podManager.byUid(uid),
+      isPodTerminated: (uid) => {
+        const phase = (lifecycle?.statusManager.get(uid) as { phase?: string } | undefined)?.phase;
+        return phase === 'Succeeded' || phase === 'Failed';
+      },
+    },
+  });
+
+  const node = new NodeStatusAgent({
+    client,
+    nodeName,
+    config: {
+      nodeIP,
+      nodeLabels: config.nodeLabels,
+      registerNode: config.registerNode,
+      registerWithTaints: config.registerWithTaints,
+      registerSchedulable: config.registerSchedulable,
+      enableControllerAttachDetach: config.enableControllerAttachDetach,
+      nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
+      nodeStatusReportFrequencyMs: config.nodeStatusReportFrequencyMs,
+      nodeLeaseDurationSeconds: config.nodeLeaseDurationSeconds,
+      nodeStatusMaxImages: config.nodeStatusMaxImages,
+      maxPods: config.maxPods,
+      podsPerCore: config.podsPerCore,
+      kubeReserved: config.kubeReserved,
+      systemReserved: config.systemReserved,
+      evictionHard: config.evictionHard,
+      evictionPressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
+      port: config.port,
+      podCIDR: config.podCIDR,
+    },
+    host,
+    runtime: containerRuntime,
+    images: services.images,
+    agentVersion: versionInfo().gitVersion,
+    logger,
+    recordEvent: (type, reason, message) =>
+      recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, uid: nodeName } }, type, reason, message ?? ''),
+  });
+
+  lifecycle = new PodLifecycle({
+    client,
+    nodeName,
+    runtime: containerRuntime,
+    volumes: { mountPod: async (pod) => void (await volumes.mountPod(pod)), unmountPod: (uid) => volumes.unmountPod(uid) },
+    probes: {
+      addPod: (pod) => prober.addPod(pod),
+      removePod: (pod) => prober.removePod(pod),
+      // the same object: the status manager's type names fewer fields than the prober's open one
+      updatePodStatus: (uid, status) => prober.updatePodStatus(uid, status as unknown as Parameters<ProbeManager['updatePodStatus']>[1]),
+      onUpdate: (cb) => void prober.onUpdate((update) => cb(update.podUid)),
+    },
+    recorder,
+    config: {
+      syncFrequencyMs: config.syncFrequencyMs,
+      podManifestPath: config.staticPodPath,
+      fileCheckFrequencyMs: config.fileCheckFrequencyMs,
+      manifestUrl: config.staticPodURL,
+      manifestUrlHeaders: Object.fromEntries(Object.entries(config.staticPodURLHeader).map(([k, v]) => [k, [...v]])),
+      httpCheckFrequencyMs: config.httpCheckFrequencyMs,
+      maxPods: config.maxPods,
+      nodeIP,
+    },
+    logger,
+  });
+
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, what: string, fn: () => Promise<unknown>): void => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      fn()
+        .catch((err: unknown) => logger.warn({ err }, `${what} failed`))
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+
+  node.start();
+  lifecycle.start();
+  if (services.type !== 'process') {
+    const logs = new ContainerLogManager({ runtime: services.runtime, maxSizeBytes: config.containerLogMaxSizeBytes, maxFiles: config.containerLogMaxFiles });
+    every(LOG_ROTATION_PERIOD_MS, 'Container log rotation', () => logs.rotateLogs());
+  }
+  every(VOLUME_RESYNC_PERIOD_MS, 'Volume resync', () => volumes.resync());
+  every(CONTAINER_GC_PERIOD_MS, 'Container garbage collection', () =>
+    containerRuntime.garbageCollect(
+      { minAgeMs: config.minimumContainerTTLMs, maxPerPodContainer: config.maxPerPodContainerCount, maxContainers: config.maxContainerCount },
+      lifecycle!.allSourcesReady(),
+      false,
+    ),
+  );
+  logger.info({ node: nodeName, nodeIP, runtime: services.type }, 'Node agent started');
+
+  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  for (const timer of timers) clearInterval(timer);
+  await lifecycle.stop();
+  prober.stop();
+  await node.stop();
+  services.close();
+  return 0;
+}
