@@ -1,0 +1,143 @@
+/**
+ * `ballast nodeagent` as a process against the real API server and a private containerd: the node
+ * registers and turns Ready, a pod bound to it runs busybox through CRI with kube's status, a
+ * crashing container restarts, and a deleted pod's containers stop before the pod is gone.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { loadClientConfig } from '../../src/client/kubeconfig';
+import { RestClient } from '../../src/client/rest-client';
+import { RESOURCES } from '../../src/client/resources';
+import { BUSYBOX_IMAGE } from '../../src/nodeagent/cri/busybox-images';
+import { containerdSkipReason, startContainerd } from '../helpers/containerd';
+import { MAIN_JS, startApiServer, tempDir, waitFor } from './harness';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const skip = containerdSkipReason() ?? (fs.existsSync(MAIN_JS) ? undefined : 'run make build first');
+
+t.test('the node agent runs pods through containerd', { skip }, async (t) => {
+  const server = await startApiServer(t);
+  const containerd = await startContainerd();
+  t.teardown(() => containerd.stop());
+  const client = new RestClient(loadClientConfig(server.kubeconfig, { userAgent: 'ballast-test' }), { qps: -1 });
+  const nodeName = os.hostname().toLowerCase();
+  const rootDir = tempDir(t, 'ballast-nodeagent-root-');
+  let output = '';
+  const agent = spawn(
+    process.execPath,
+    [
+      MAIN_JS,
+      'nodeagent',
+      '--kubeconfig',
+      server.kubeconfig,
+      '--container-runtime-endpoint',
+      containerd.endpoint,
+      '--root-dir',
+      rootDir,
+      '--fail-swap-on=false',
+      '--cgroups-per-qos=false',
+      '--enforce-node-allocatable=',
+      '--port',
+      '0',
+      '--healthz-port',
+      '0',
+      '--node-status-update-frequency',
+      '2s',
+      '--sync-frequency',
+      '5s',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  agent.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  agent.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise((resolve) => agent.on('exit', resolve));
+  t.teardown(async () => {
+    if (agent.exitCode === null) agent.kill('SIGTERM');
+    await exited;
+  });
+
+  const node = await waitFor(
+    `node ${nodeName} Ready (agent output: ${output.slice(-2000)})`,
+    async () => {
+      const n = (await client.get(RESOURCES.nodes, undefined, nodeName).catch(() => undefined)) as Obj | undefined;
+      const ready = (n?.status?.conditions ?? []).find((c: Obj) => c.type === 'Ready');
+      return ready?.status === 'True' ? n : undefined;
+    },
+    60_000,
+  );
+  t.equal(node.metadata.labels['kubernetes.io/hostname'], nodeName);
+  t.match(node.status.nodeInfo.containerRuntimeVersion, /^containerd:\/\//);
+  t.ok(await client.get(RESOURCES.leases, 'kube-node-lease', nodeName), 'the node lease exists');
+
+  const pod = (name: string, command: string, restartPolicy = 'Always'): Obj => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'default' },
+    spec: {
+      nodeName,
+      hostNetwork: true,
+      restartPolicy,
+      terminationGracePeriodSeconds: 2,
+      containers: [{ name: 'main', image: BUSYBOX_IMAGE, imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', command], env: [{ name: 'GREETING', value: 'hello' }] }],
+    },
+  });
+
+  t.test('a pod runs: phase Running, Ready, container running', async (t) => {
+    await client.create(RESOURCES.pods, 'default', pod('web', 'echo $GREETING; exec sleep 3600'));
+    const running = await waitFor(
+      `pod web Running (agent output: ${output.slice(-3000)})`,
+      async () => {
+        const p = (await client.get(RESOURCES.pods, 'default', 'web')) as Obj;
+        return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+      },
+      60_000,
+    );
+    const status = running.status.containerStatuses[0];
+    t.ok(status.state.running?.startedAt, 'the container is running');
+    t.match(status.containerID, /^containerd:\/\//);
+    t.equal(status.restartCount, 0);
+    t.same(
+      running.status.conditions.filter((c: Obj) => c.status === 'True').map((c: Obj) => c.type).sort(),
+      ['ContainersReady', 'Initialized', 'PodScheduled', 'Ready'],
+    );
+    t.equal(running.status.hostIP, running.status.podIP, 'a host-network pod has the node IP');
+  });
+
+  t.test('a pod that exits 0 under restartPolicy Never Succeeds', async (t) => {
+    await client.create(RESOURCES.pods, 'default', pod('once', 'echo done', 'Never'));
+    const done = await waitFor('pod once Succeeded', async () => {
+      const p = (await client.get(RESOURCES.pods, 'default', 'once')) as Obj;
+      return p.status?.phase === 'Succeeded' ? p : undefined;
+    }, 60_000);
+    t.equal(done.status.containerStatuses[0].state.terminated.reason, 'Completed');
+    t.equal(done.status.containerStatuses[0].state.terminated.exitCode, 0);
+  });
+
+  t.test('a crashing container restarts and shows CrashLoopBackOff', async (t) => {
+    await client.create(RESOURCES.pods, 'default', pod('crash', 'echo bye >/dev/termination-log; exit 3'));
+    const looping = await waitFor('pod crash in CrashLoopBackOff', async () => {
+      const p = (await client.get(RESOURCES.pods, 'default', 'crash')) as Obj;
+      const s = p.status?.containerStatuses?.[0];
+      return s?.restartCount >= 1 && s.state.waiting?.reason === 'CrashLoopBackOff' ? s : undefined;
+    }, 60_000);
+    t.equal(looping.lastState.terminated.exitCode, 3);
+    t.equal(looping.lastState.terminated.message, 'bye\n', 'the termination message is read back');
+    t.match(looping.state.waiting.message, /^back-off 10s restarting failed container=main pod=crash_default\(/);
+  });
+
+  t.test('a deleted pod stops and leaves the API', async (t) => {
+    await client.delete(RESOURCES.pods, 'default', 'web');
+    await waitFor('pod web gone', async () => ((await client.get(RESOURCES.pods, 'default', 'web').catch(() => undefined)) ? undefined : true), 60_000);
+    const left = await containerd.runtime.listContainers({ labelSelector: { 'io.kubernetes.pod.name': 'web' } } as never);
+    t.ok(left.every((c) => String(c.state) !== 'CONTAINER_RUNNING'), 'no container of the pod runs');
+  });
+
+  t.test('the agent stops on SIGTERM', async (t) => {
+    agent.kill('SIGTERM');
+    t.equal(await exited, 0);
+  });
+});
