@@ -34,6 +34,7 @@ import type { ApiState } from './context';
 import type { HealthCheck } from './health';
 import type { Authorizer } from '../api/reviews/authorizer';
 import type { Admission } from '../admission/types';
+import type { ConnectBackends } from './handlers/connect';
 import type { ChainAuthenticator } from '../auth/authenticator';
 import { createAuditing } from './middleware/audit';
 import type { AuditOptions } from './middleware/audit';
@@ -85,6 +86,8 @@ export interface ApiServerAppOptions {
   profiling?: boolean;
   /** the admission chain, run with operation CONNECT before exec, attach, portforward and proxy are answered */
   admission?: Admission;
+  /** what connect subresources (logs, exec, proxy) reach; unset = they answer 503 */
+  connect?: ConnectBackends;
   /** API Priority and Fairness (--enable-priority-and-fairness); without it the plain in-flight limits apply */
   flowControl?: RequestFlowControl;
   /** --feature-gates; undefined = every gate at its default */
@@ -176,6 +179,7 @@ export function createApiServerApp(opts: ApiServerAppOptions): ApiServerApp {
         maxWatchBufferedBytes: o.maxWatchBufferedBytes ?? defaultMaxWatchBufferedBytes,
         trackWatch,
         admission: opts.admission,
+        connect: opts.connect,
       },
     }),
   );

@@ -209,7 +209,7 @@ export interface ApiServerConfig {
     readonly apiServerCount: number;
     readonly nodePort: number;
   };
-  /** the --kubelet-* flags, checked at start and kept for the node agent connection (not used yet) */
+  /** the --kubelet-* flags: the connection to node agents (src/server/node-agent-client.ts) */
   readonly kubelet: {
     readonly certificateAuthority?: string;
     readonly clientCertificate?: string;

@@ -78,7 +78,7 @@ import { versionInfo } from './version';
 import { MasterServiceController, defaultAdvertiseAddress } from './master-service';
 import { IdentityLeaseController } from './identity-lease';
 import { PostStartHooks } from './post-start-hooks';
-import { checkKubeletOptions } from './kubelet-options';
+import { checkKubeletOptions, connectBackends, KUBELET_CLIENT } from './kubelet-options';
 import { loadEgressSelectorConfig } from './egress-selector';
 import type { Logger } from 'pino';
 import type { Store } from '../storage/store';
@@ -133,6 +133,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   let tls: ServingPki;
   let tlsPolicy: ServingTlsPolicy;
   let adminClient: ReturnType<typeof ensureAdminClientPki>;
+  let kubeletClient: { cert: string; key: string } | undefined;
   let authn: ReturnType<typeof authentication>;
   let audit: AuditSetup | undefined;
   // service account and bootstrap tokens read objects through the registry, once it exists
@@ -159,6 +160,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     tls = loadTls(config, logger);
     tlsPolicy = servingTlsPolicy(config, (m) => logger.warn(m));
     adminClient = ensureAdminClientPki({ certDir: config.certDir, logger });
+    // kubeadm's apiserver-kubelet-client identity, used when --kubelet-client-certificate is not given
+    kubeletClient = config.kubelet.clientCertificate ? undefined : ensureClientPki({ certDir: config.certDir, logger, name: KUBELET_CLIENT.file, subject: KUBELET_CLIENT.subject });
     authn = authentication(config, adminClient.caCert, logger, lookup, `https://${externalAddress}`);
     encryption = config.encryptionProviderConfig ? loadEncryptionConfig(config.encryptionProviderConfig) : undefined;
     if (encryption) await checkKmsPlugins(encryption, config.encryptionProviderConfig!, (provider, message) => logger.warn({ provider }, `KMS plugin not reachable yet: ${message}`));
@@ -392,6 +395,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       audit,
       authorizer,
       admission: admission.chain,
+      connect: connectBackends(config, scheme, kubeletClient),
       documents: authn.documents,
       metrics,
       profiling: config.profiling,
@@ -407,7 +411,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         externalAddress,
       },
     });
-    const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : undefined;
+    // upgrades always reach the app on their own socket (connect subresources relay SPDY and WebSocket)
+    const upgrade = aggregator ? aggregator.upgrade.bind(aggregator) : () => false;
     const server = await startServer({
       app: api.app, bindAddress: config.bindAddress, port: config.securePort, cert: tls.certChain, key: tls.key, clientCa: authn.clientCa, upgrade,
       ...tlsPolicy,

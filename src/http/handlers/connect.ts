@@ -1,17 +1,38 @@
 /**
- * Connect subresources (pods/log, exec, attach, portforward, proxy; nodes/proxy; services/proxy):
- * streams and proxies that a node agent or a service answers. What kube answers without a node
- * agent is answered as kube does: the object missing (404), a container the pod does not have or a
- * pod not bound to a node (400, kube's messages), the log of an unbound pod (empty). The rest is a
- * 503 ServiceUnavailable saying plainly what is missing, never a 404 that reads as "no such pod".
- * kubectl prints these Status answers for logs, and for exec and attach after a failed upgrade
- * (SPDY, or WebSocket first with kubectl 1.30+, which then falls back to SPDY).
+ * Connect subresources (pods/log, exec, attach, portforward, proxy; nodes/proxy; services/proxy),
+ * served as kube 1.20 serves them: located (a pod's node agent through `ConnectBackends.nodeAgent`,
+ * a pod IP, one ready endpoint of a service) and proxied (src/http/proxy/backend.ts). Errors
+ * found before a backend is reached are kube's: the object missing (404), a container the pod does
+ * not have or a pod not bound to a node (400), the log of an unbound pod (empty), invalid log
+ * options (422). Without backends configured the streams answer 503 saying what is missing.
+ *
+ * WebSocket: the agent's streams speak kubelet 1.20's protocols, SPDY/3.1 and the WebSocket
+ * channel protocols up to v4.channel.k8s.io. A WebSocket upgrade offering one of those is proxied
+ * like SPDY. kubectl 1.30+ offers only v5.channel.k8s.io (exec, attach) or SPDY tunnelled in
+ * WebSocket (port-forward, SPDY/3.1+portforward.k8s.io), which kube 1.30's StreamTranslator
+ * speaks and Ballast does not: such a request is refused at once with a 400 Status. Any answer but
+ * 101 is an upgrade failure to client-go's WebSocket dialer, and its FallbackExecutor (and the
+ * port-forward fallback dialer) then retries over SPDY, so kubectl 1.32 works, never hangs.
  */
+import type http from 'node:http';
 import { isIP } from 'node:net';
-import { errors } from '../../api/errors';
-import type { KubeObject } from '../../api/kind';
+import { ApiError, errors, isApiError, type StatusReason } from '../../api/errors';
+import type { KindDefinition, KubeObject } from '../../api/kind';
+import type { NodeAgentClient } from '../../server/node-agent-client';
+import { type BackendAnswer, joinUpgrade, openBackend, readText, responseHeaders } from '../proxy/backend';
 import type { ResourceDeps, ResourceRequest } from './types';
 import { admitConnect } from './connect-admission';
+import { logQuery } from './connect-log-options';
+
+/** what the connect handlers reach backends with (the API server makes it from the --kubelet-* flags) */
+export interface ConnectBackends {
+  nodeAgent: NodeAgentClient;
+  nodes: KindDefinition;
+  endpoints: KindDefinition;
+}
+
+/** WebSocket subprotocols the agent's upstream (kubelet 1.20) speaks */
+const AGENT_WEBSOCKET_PROTOCOLS = new Set(['channel.k8s.io', 'base64.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io']);
 
 export async function connectResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const what = `${r.kind.resource}/${r.subresource}`;
@@ -20,10 +41,20 @@ export async function connectResource(r: ResourceRequest, deps: ResourceDeps): P
   if (r.kind.group === '' && r.kind.resource === 'pods') return connectPod(r, deps, what);
   const id = splitSchemeNamePort(r.target.name ?? '');
   if (!id) throw errors.badRequest(`invalid ${r.kind.singular} request ${JSON.stringify(r.target.name ?? '')}`);
-  await deps.registry.get({ ...r.target, name: id.name }, {});
-  // kube proxies a service to one of its ready endpoints; none are kept here yet
-  if (r.kind.resource === 'services') throw errors.unavailable(`no endpoints available for service ${JSON.stringify(id.name)}`);
-  if (r.kind.resource === 'nodes') throw noAgent(what, id.name);
+  const obj = await deps.registry.get({ ...r.target, name: id.name }, {});
+  const b = deps.connect;
+  if (r.kind.resource === 'services') {
+    if (!b) throw errors.unavailable(`no endpoints available for service ${JSON.stringify(id.name)}`);
+    const target = await serviceTarget(r, deps.registry, b, obj, id);
+    return proxyTo(r, new URL(`${target}${proxyPath(r)}`), undefined);
+  }
+  if (r.kind.resource === 'nodes') {
+    if (!b) throw noAgent(what, id.name);
+    const { host, port } = b.nodeAgent.location(obj);
+    const scheme = id.scheme || 'https';
+    const u = new URL(`${scheme}://${bracket(host)}:${id.port || port}${proxyPath(r)}`);
+    return proxyTo(r, u, b.nodeAgent);
+  }
   throw errors.unavailable(`${what} is not available: nothing serves it yet`);
 }
 
@@ -38,11 +69,14 @@ async function connectPod(r: ResourceRequest, deps: ResourceDeps, what: string):
     const podIP = (pod.status as { podIP?: string } | undefined)?.podIP ?? '';
     // kube refuses to proxy to an address that is not a usable IP (a pod without one yet)
     if (isIP(podIP) === 0) throw errors.badRequest('address not allowed');
-    throw errors.unavailable(`${what} is not available: Ballast does not proxy to pod IPs yet (pod ${JSON.stringify(id.name)}, ${podIP})`);
+    const host = id.port ? `${bracket(podIP)}:${id.port}` : bracket(podIP);
+    return proxyTo(r, new URL(`${id.scheme || 'http'}://${host}${proxyPath(r)}`), undefined);
   }
+  const logParams = sub === 'log' ? logQuery(query, r.target.name ?? '') : undefined;
   const pod = await deps.registry.get(r.target, {});
   const name = pod.metadata?.name ?? r.target.name ?? '';
-  if (sub === 'log' || sub === 'exec' || sub === 'attach') checkContainer(pod, name, query.get('container') ?? '');
+  const namespace = pod.metadata?.namespace ?? r.target.namespace ?? '';
+  const container = sub === 'log' || sub === 'exec' || sub === 'attach' ? checkContainer(pod, name, query.get('container') ?? '') : '';
   const nodeName = (pod.spec as { nodeName?: string } | undefined)?.nodeName ?? '';
   if (nodeName === '') {
     // kube's LogLocation: no node, no log yet (an empty answer); the streams need a node
@@ -54,24 +88,207 @@ async function connectPod(r: ResourceRequest, deps: ResourceDeps, what: string):
     }
     throw errors.badRequest(`pod ${name} does not have a host assigned`);
   }
-  throw noAgent(what, nodeName);
+  const b = deps.connect;
+  if (!b) throw noAgent(what, nodeName);
+  const node = await deps.registry.get({ kind: b.nodes, name: nodeName }, {});
+  const seg = (s: string) => encodeURIComponent(s);
+  if (sub === 'log') {
+    const u = b.nodeAgent.url(node, `/containerLogs/${seg(namespace)}/${seg(name)}/${seg(container)}`, logParams!.params);
+    return streamLog(r, u, b.nodeAgent, logParams!.insecure);
+  }
+  const params = streamParams(sub ?? '', query);
+  const path = sub === 'portforward' ? `/portForward/${seg(namespace)}/${seg(name)}` : `/${sub}/${seg(namespace)}/${seg(name)}/${seg(container)}`;
+  refuseUntranslatedWebSocket(r.ctx.req);
+  return proxyTo(r, b.nodeAgent.url(node, path, params), b.nodeAgent);
+}
+
+/** kube's streamParams: the agent's query of exec, attach and port-forward, checked first */
+function streamParams(sub: string, q: URLSearchParams): URLSearchParams {
+  const on = (k: string) => ['true', '1'].includes((q.get(k) ?? '').toLowerCase());
+  const p = new URLSearchParams();
+  if (sub === 'portforward') {
+    const ports = q.getAll('ports').flatMap((v) => v.split(',')).filter((v) => v !== '');
+    for (const port of ports) {
+      const n = Number(port);
+      if (!Number.isInteger(n) || n < 1 || n > 65535) throw errors.badRequest(`invalid port ${JSON.stringify(port)}: must be between 1 and 65535, inclusive`);
+    }
+    if (ports.length > 0) p.set('port', ports.join(','));
+    return p;
+  }
+  if (sub === 'exec' && q.getAll('command').length === 0) throw errors.badRequest('you must specify at least 1 command');
+  if (!on('stdin') && !on('stdout') && !on('stderr')) throw errors.badRequest('you must specify at least one of stdin, stdout, stderr');
+  for (const k of ['stdin', 'stdout', 'stderr', 'tty']) if (on(k)) p.append(k === 'stdin' ? 'input' : k === 'stdout' ? 'output' : k === 'stderr' ? 'error' : 'tty', '1');
+  if (sub === 'exec') for (const c of q.getAll('command')) p.append('command', c);
+  return p;
+}
+
+/** the WebSocket rule of this file's header: what the agent cannot speak is refused (400), so client-go falls back to SPDY */
+function refuseUntranslatedWebSocket(req: http.IncomingMessage): void {
+  if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return;
+  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  if (offered.some((p) => AGENT_WEBSOCKET_PROTOCOLS.has(p))) return;
+  throw errors.badRequest(`unable to upgrade: WebSocket subprotocols [${offered.join(' ')}] are not supported by the node agent; use SPDY/3.1`);
+}
+
+/** pods/log: the agent's log stream as it arrives; its errors as kube's GenericHttpResponseChecker makes them */
+async function streamLog(r: ResourceRequest, u: URL, agent: NodeAgentClient, insecure: boolean): Promise<void> {
+  const answer = await reach(() => openBackend({ target: u, method: 'GET', headers: {}, upgrade: false, tls: agent.tls(insecure), timeoutMs: agent.timeoutMs }));
+  if (answer.kind !== 'response') throw errors.internal('the node agent switched protocols on a log request');
+  const res = answer.res;
+  const code = res.statusCode ?? 500;
+  if (code < 200 || code > 206) {
+    const text = await readText(res);
+    if (code === 500) throw errors.internal(text);
+    if (code === 400) throw errors.badRequest(text);
+    throw genericServerResponse(code, r, text);
+  }
+  r.ctx.status = 200;
+  r.ctx.type = 'text/plain';
+  r.ctx.body = res;
+  r.ctx.req.once('close', () => res.destroy());
+}
+
+/**
+ * kube's UpgradeAwareHandler: an upgrade request is relayed and, on 101, the sockets joined; any
+ * other request is proxied with its method and body and the answer streamed back.
+ */
+async function proxyTo(r: ResourceRequest, u: URL, agent: NodeAgentClient | undefined): Promise<void> {
+  const ctx = r.ctx;
+  const req = ctx.req;
+  const upgrade = Boolean(req.headers.upgrade) && /\bupgrade\b/i.test(String(req.headers.connection ?? ''));
+  const rest = proxyRest(r);
+  // kube redirects the bare proxy path to the one with a trailing slash (relative links resolve under it)
+  if (r.subresource === 'proxy' && rest === '' && !upgrade && ['GET', 'HEAD'].includes(ctx.method)) {
+    ctx.status = 301;
+    ctx.redirect(`${ctx.path}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+    ctx.status = 301;
+    return;
+  }
+  if (r.subresource === 'proxy') u.search = stripped(ctx.state.query);
+  const answer: BackendAnswer = await reach(() =>
+    openBackend({ target: u, method: ctx.method, headers: req.headers, upgrade, tls: agent?.tls() ?? { rejectUnauthorized: false }, body: upgrade ? undefined : req }),
+  );
+  if (answer.kind === 'upgrade') {
+    ctx.respond = false;
+    joinUpgrade(req.socket, answer);
+    return;
+  }
+  const res = answer.res;
+  ctx.status = res.statusCode ?? 502;
+  for (const [k, v] of Object.entries(responseHeaders(res))) ctx.set(k, k === 'location' && r.subresource === 'proxy' ? rewriteLocation(String(v), u, ctx.path, rest) : v);
+  ctx.body = res;
+  req.once('close', () => res.destroy());
+}
+
+/** the path after `/proxy` in the request ('' for the bare proxy path) */
+function proxyRest(r: ResourceRequest): string {
+  const marker = `/${r.target.name ?? ''}/${r.subresource ?? ''}`;
+  const at = r.ctx.path.indexOf(marker);
+  return at < 0 ? '' : r.ctx.path.slice(at + marker.length);
+}
+
+function proxyPath(r: ResourceRequest): string {
+  return proxyRest(r) || '/';
+}
+
+/** the client's query without the API server's own parameters */
+function stripped(q: URLSearchParams): string {
+  const out = new URLSearchParams(q);
+  out.delete('path');
+  const s = out.toString();
+  return s ? `?${s}` : '';
+}
+
+/** a redirect from the backend to itself is rewritten to go through the proxy path again (kube's location rewriting) */
+function rewriteLocation(location: string, backend: URL, requestPath: string, rest: string): string {
+  let loc: URL;
+  try {
+    loc = new URL(location, backend);
+  } catch {
+    return location;
+  }
+  if (loc.host !== backend.host) return location;
+  const prefix = requestPath.slice(0, requestPath.length - rest.length);
+  return `${prefix}${loc.pathname}${loc.search}`;
+}
+
+async function reach(open: () => Promise<BackendAnswer>): Promise<BackendAnswer> {
+  try {
+    return await open();
+  } catch (err) {
+    if (isApiError(err)) throw err;
+    // kube's proxy answers 503 when the backend cannot be dialled
+    throw errors.unavailable(`error trying to reach service: ${(err as Error).message}`);
+  }
+}
+
+/** kube's NewGenericServerResponse for an agent's answer that is neither 400 nor 500 */
+function genericServerResponse(code: number, r: ResourceRequest, text: string): Error {
+  const fallback: Record<number, [string, string]> = {
+    401: ['Unauthorized', 'the server has asked for the client to provide credentials'],
+    403: ['Forbidden', text],
+    404: ['NotFound', 'the server could not find the requested resource'],
+    405: ['MethodNotAllowed', 'the server does not allow this method on the requested resource'],
+    409: ['Conflict', 'the server reported a conflict'],
+    429: ['TooManyRequests', 'the server has received too many requests and has asked us to try again later'],
+    503: ['ServiceUnavailable', 'the server is currently unable to handle the request'],
+    504: ['Timeout', 'the server was unable to return a response in the time allotted, but may still be processing the request'],
+  };
+  const [reason, message] = fallback[code] ?? ['', `the server responded with the status code ${code} but did not return more information`];
+  return new ApiError(code, (reason || undefined) as StatusReason | undefined, message, {
+    name: r.target.name,
+    group: r.kind.group,
+    kind: r.kind.resource,
+    causes: [{ reason: 'UnexpectedServerResponse', message: text }],
+  });
+}
+
+/** kube's service ResourceLocation: a ready endpoint address, the port by name or number */
+async function serviceTarget(r: ResourceRequest, registry: ResourceDeps['registry'], b: ConnectBackends, svc: KubeObject, id: { scheme: string; name: string; port: string }): Promise<string> {
+  const none = () => errors.unavailable(`no endpoints available for service ${JSON.stringify(id.name)}`);
+  let ep: KubeObject;
+  try {
+    ep = await registry.get({ kind: b.endpoints, namespace: r.target.namespace, name: id.name }, {});
+  } catch (err) {
+    if (isApiError(err) && err.code === 404) throw none();
+    throw err;
+  }
+  const svcPorts = ((svc.spec as { ports?: Array<{ name?: string; port?: number }> } | undefined)?.ports ?? []);
+  // a number that is a service port means that port's name
+  let portName = id.port;
+  const asNumber = svcPorts.find((p) => String(p.port) === id.port);
+  if (asNumber) portName = asNumber.name ?? '';
+  const subsets = ((ep as { subsets?: Array<{ addresses?: Array<{ ip?: string }>; ports?: Array<{ name?: string; port?: number }> }> }).subsets ?? []);
+  const choices: string[] = [];
+  for (const s of subsets) {
+    const port = (s.ports ?? []).find((p) => (p.name ?? '') === portName);
+    if (!port?.port) continue;
+    for (const a of s.addresses ?? []) if (a.ip) choices.push(`${bracket(a.ip)}:${port.port}`);
+  }
+  if (choices.length === 0) throw none();
+  const pick = choices[Math.floor(Math.random() * choices.length)];
+  return `${id.scheme || 'http'}://${pick}`;
 }
 
 function noAgent(what: string, node: string): Error {
   return errors.unavailable(`${what} is not available: no node agent serves node ${JSON.stringify(node)} yet`);
 }
 
+function bracket(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 /**
- * kube's container check of logs, exec and attach: a named container must be one of the pod's
- * (init and ephemeral included); without a name the pod must have exactly one container.
+ * kube's container choice of logs, exec and attach: a named container must be one of the pod's
+ * (init and ephemeral included); without a name the pod must have exactly one container, which is chosen.
  */
-function checkContainer(pod: KubeObject, name: string, container: string): void {
+function checkContainer(pod: KubeObject, name: string, container: string): string {
   const spec = (pod.spec ?? {}) as Record<string, unknown>;
   const names = (key: string): string[] =>
     (Array.isArray(spec[key]) ? (spec[key] as Array<{ name?: unknown }>) : []).map((c) => (typeof c?.name === 'string' ? c.name : ''));
   const containers = names('containers');
   if (container === '') {
-    if (containers.length === 1) return;
+    if (containers.length === 1) return containers[0];
     if (containers.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
     const init = names('initContainers');
     let message = `a container name must be specified for pod ${name}, choose one of: [${containers.join(' ')}]`;
@@ -81,6 +298,7 @@ function checkContainer(pod: KubeObject, name: string, container: string): void 
   if (![...containers, ...names('initContainers'), ...names('ephemeralContainers')].includes(container)) {
     throw errors.badRequest(`container ${container} is not valid for pod ${name}`);
   }
+  return container;
 }
 
 /** kube's SplitSchemeNamePort: "name", "name:port" or "scheme:name:port" (scheme http or https) */

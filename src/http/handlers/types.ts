@@ -5,6 +5,7 @@ import type { Registry, Target } from '../../api/registry/types';
 import type { Admission } from '../../admission/types';
 import type { ApiContext } from '../context';
 import type { ResourceRequestInfo } from '../request-info';
+import type { ConnectBackends } from './connect';
 
 /** 'status', 'scale', or the name of a subresource the kind declares (KindDefinition.subresources) */
 export type Subresource = string;
@@ -30,4 +31,6 @@ export interface ResourceDeps {
   trackWatch(close: () => void): () => void;
   /** the admission chain, for the CONNECT requests that do not go through the registry (exec, attach, proxy) */
   admission?: Admission;
+  /** node agents, pods and services that connect subresources reach; unset = they answer 503 */
+  connect?: ConnectBackends;
 }
