@@ -33,7 +33,7 @@ const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** a small map whose entries expire */
-class TtlCache<V> {
+export class TtlCache<V> {
   readonly #entries = new Map<string, { value: V; expires: number }>();
   get(key: string): V | undefined {
     const hit = this.#entries.get(key);
@@ -49,7 +49,7 @@ class TtlCache<V> {
 }
 
 /** bearer tokens checked by TokenReview (kube's delegated webhook token authenticator) */
-class TokenReviewAuthenticator implements RequestAuthenticator {
+export class TokenReviewAuthenticator implements RequestAuthenticator {
   readonly #cache = new TtlCache<UserInfo | null>();
   constructor(
     readonly client: RestClient,
