@@ -11,6 +11,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { Registry } from 'prom-client';
 import { EventRecorder } from '../client/events';
 import { loadClientConfig } from '../client/kubeconfig';
 import { RestClient } from '../client/rest-client';
@@ -21,11 +22,15 @@ import { RuntimeServiceClient } from './cri/runtime-service-client';
 import { createPodRuntimeHelper } from './env/runtime-helper';
 import { ContainerLogManager } from './kuberuntime/container-log-manager';
 import { KubeRuntimeManager } from './kuberuntime/kube-runtime-manager';
+import { DEFAULT_POD_CIDR, ensureCniConfig } from './network/cni-config';
 import { LinuxHost, NodeStatusAgent, nodeHostname } from './node';
 import { PodLifecycle } from './pods';
 import { ProbeManager } from './prober';
 import { ProcessImageService, ProcessRuntimeService } from './runtimes/process';
+import { AgentMetrics } from './server/agent-metrics';
+import { startAgentServer, type AgentServer } from './server/agent-server';
 import type { ImageService, RuntimeService } from './types';
+import { RESOURCES } from '../client/resources';
 
 export interface NodeAgentDeps {
   logger: Logger;
@@ -36,6 +41,8 @@ export interface NodeAgentDeps {
 const LOG_ROTATION_PERIOD_MS = 10_000;
 const VOLUME_RESYNC_PERIOD_MS = 60_000;
 const CONTAINER_GC_PERIOD_MS = 60_000;
+/** how often the pod network's configuration follows the node's pod CIDR */
+const CNI_SYNC_PERIOD_MS = 5_000;
 
 interface RuntimeServices {
   runtime: RuntimeService;
@@ -143,8 +150,9 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     images: services.images,
     agentVersion: versionInfo().gitVersion,
     logger,
+    // kubelet's node reference: the node's name stands for its uid; its status events read as kubelet's
     recordEvent: (type, reason, message) =>
-      recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, uid: nodeName } }, type, reason, message ?? ''),
+      recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, uid: nodeName } }, type, reason, message ?? `Node ${nodeName} status is now: ${reason}`),
   });
 
   lifecycle = new PodLifecycle({
@@ -189,7 +197,57 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
 
   node.start();
   lifecycle.start();
+  const pods = lifecycle.podManager;
+  let server: AgentServer | undefined;
+  if (config.enableServer) {
+    const registry = new Registry();
+    new AgentMetrics(registry, { processMetrics: true });
+    server = await startAgentServer({
+      address: config.address,
+      port: config.port,
+      readOnlyPort: config.readOnlyPort,
+      healthzBindAddress: config.healthzBindAddress,
+      healthzPort: config.healthzPort,
+      tls: {
+        certFile: config.tlsCertFile,
+        privateKeyFile: config.tlsPrivateKeyFile,
+        certDir: config.certDir,
+        hostname: nodeName,
+        nodeIps: [nodeIP],
+        minVersion: config.tlsMinVersion === 'VersionTLS13' ? 'TLSv1.3' : config.tlsMinVersion === 'VersionTLS12' ? 'TLSv1.2' : undefined,
+      },
+      authentication: {
+        anonymous: config.authentication.anonymous.enabled,
+        clientCAFile: config.authentication.x509.clientCAFile,
+        webhook: { enabled: config.authentication.webhook.enabled, cacheTtlMs: config.authentication.webhook.cacheTTLMs },
+      },
+      authorization: {
+        mode: config.authorization.mode,
+        webhook: { cacheAuthorizedTtlMs: config.authorization.webhook.cacheAuthorizedTTLMs, cacheUnauthorizedTtlMs: config.authorization.webhook.cacheUnauthorizedTTLMs },
+      },
+      client,
+      nodeName,
+      pods: { list: () => pods.pods(), get: (namespace, name) => pods.byFullName(`${name}_${namespace}`) },
+      runningPods: () => containerRuntime.getPods(false),
+      runtime: services.runtime,
+      registry,
+      checks: new Map(),
+      logger,
+    });
+  }
   if (services.type !== 'process') {
+    // the pod network: --pod-cidr, else the CIDR the controller manager gave the Node, else containerd's default
+    const syncNetwork = async (): Promise<void> => {
+      let cidr = config.podCIDR;
+      if (!cidr) {
+        const current = (await client.get(RESOURCES.nodes, undefined, nodeName).catch(() => undefined)) as { spec?: { podCIDR?: string } } | undefined;
+        cidr = current?.spec?.podCIDR || DEFAULT_POD_CIDR;
+      }
+      const done = ensureCniConfig(config.cniConfDir, cidr, config.networkPluginMTU);
+      if (done === 'written') logger.info({ podCIDR: cidr, dir: config.cniConfDir }, 'Wrote the pod network configuration');
+    };
+    await syncNetwork().catch((err: unknown) => logger.warn({ err }, 'Pod network configuration failed'));
+    every(CNI_SYNC_PERIOD_MS, 'Pod network configuration', syncNetwork);
     const logs = new ContainerLogManager({ runtime: services.runtime, maxSizeBytes: config.containerLogMaxSizeBytes, maxFiles: config.containerLogMaxFiles });
     every(LOG_ROTATION_PERIOD_MS, 'Container log rotation', () => logs.rotateLogs());
   }
@@ -201,10 +259,11 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
       false,
     ),
   );
-  logger.info({ node: nodeName, nodeIP, runtime: services.type }, 'Node agent started');
+  logger.info({ node: nodeName, nodeIP, runtime: services.type, port: server?.port }, 'Node agent started');
 
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
   for (const timer of timers) clearInterval(timer);
+  await server?.close();
   await lifecycle.stop();
   prober.stop();
   await node.stop();

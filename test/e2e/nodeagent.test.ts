@@ -13,7 +13,8 @@ import { RestClient } from '../../src/client/rest-client';
 import { RESOURCES } from '../../src/client/resources';
 import { BUSYBOX_IMAGE } from '../../src/nodeagent/cri/busybox-images';
 import { containerdSkipReason, startContainerd } from '../helpers/containerd';
-import { MAIN_JS, startApiServer, tempDir, waitFor } from './harness';
+import { startControllers } from '../helpers/controllers';
+import { MAIN_JS, freePort, startApiServer, tempDir, waitFor } from './harness';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -21,6 +22,8 @@ const skip = containerdSkipReason() ?? (fs.existsSync(MAIN_JS) ? undefined : 'ru
 
 t.test('the node agent runs pods through containerd', { skip }, async (t) => {
   const server = await startApiServer(t);
+  // the pods' kube-api-access volumes project the kube-root-ca.crt ConfigMap this controller publishes
+  startControllers(t, server, ['root-ca-cert-publisher']);
   const containerd = await startContainerd();
   t.teardown(() => containerd.stop());
   const client = new RestClient(loadClientConfig(server.kubeconfig, { userAgent: 'ballast-test' }), { qps: -1 });
@@ -39,9 +42,13 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
       '--root-dir',
       rootDir,
       '--fail-swap-on=false',
+      '--cni-conf-dir',
+      containerd.cniConfDir,
       '--cgroups-per-qos=false',
       '--enforce-node-allocatable=',
       '--port',
+      String(await freePort()),
+      '--read-only-port',
       '0',
       '--healthz-port',
       '0',
@@ -58,12 +65,24 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
   t.teardown(async () => {
     if (agent.exitCode === null) agent.kill('SIGTERM');
     await exited;
+    if (process.env.BALLAST_TEST_LOG || !t.passing()) t.comment(`node agent output:\n${output.slice(-6000)}`);
   });
 
+  let lastNode: Obj | undefined;
+  t.teardown(async () => {
+    if (t.passing()) return;
+    t.comment(`the node: ${JSON.stringify(lastNode?.status?.conditions)}`);
+    const pods = (await client.list(RESOURCES.pods, 'default').catch(() => ({ items: [] }))) as { items: Obj[] };
+    for (const p of pods.items) t.comment(`pod ${p.metadata.name}: ${JSON.stringify(p.status)}`);
+    const events = (await client.list(RESOURCES.events, 'default').catch(() => ({ items: [] }))) as { items: Obj[] };
+    for (const e of events.items) t.comment(`event ${e.involvedObject?.name} ${e.reason}: ${e.message}`);
+  });
   const node = await waitFor(
-    `node ${nodeName} Ready (agent output: ${output.slice(-2000)})`,
+    `node ${nodeName} Ready`,
     async () => {
+      if (agent.exitCode !== null) throw new Error(`the node agent exited with ${agent.exitCode}: ${output}`);
       const n = (await client.get(RESOURCES.nodes, undefined, nodeName).catch(() => undefined)) as Obj | undefined;
+      lastNode = n;
       const ready = (n?.status?.conditions ?? []).find((c: Obj) => c.type === 'Ready');
       return ready?.status === 'True' ? n : undefined;
     },
@@ -71,7 +90,9 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
   );
   t.equal(node.metadata.labels['kubernetes.io/hostname'], nodeName);
   t.match(node.status.nodeInfo.containerRuntimeVersion, /^containerd:\/\//);
-  t.ok(await client.get(RESOURCES.leases, 'kube-node-lease', nodeName), 'the node lease exists');
+  const lease = (await waitFor('the node lease', () => client.get(RESOURCES.leases, 'kube-node-lease', nodeName).catch(() => undefined), 30_000)) as Obj;
+  t.equal(lease.spec.holderIdentity, nodeName, 'the node lease is held by the node');
+  await waitFor('kube-root-ca.crt in default', () => client.get(RESOURCES.configMaps, 'default', 'kube-root-ca.crt').catch(() => undefined));
 
   const pod = (name: string, command: string, restartPolicy = 'Always'): Obj => ({
     apiVersion: 'v1',
@@ -89,7 +110,7 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
   t.test('a pod runs: phase Running, Ready, container running', async (t) => {
     await client.create(RESOURCES.pods, 'default', pod('web', 'echo $GREETING; exec sleep 3600'));
     const running = await waitFor(
-      `pod web Running (agent output: ${output.slice(-3000)})`,
+      'pod web Running',
       async () => {
         const p = (await client.get(RESOURCES.pods, 'default', 'web')) as Obj;
         return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;

@@ -1,0 +1,51 @@
+/**
+ * The pod network of a node whose runtime has no CNI configuration of its own: the agent writes a
+ * bridge + host-local configuration for the node's pod CIDR into --cni-conf-dir (the runtime's CNI
+ * plugin picks it up from there), as kube's kubenet did for the docker runtime. A configuration
+ * somebody else put there (a CNI add-on) wins: the agent then writes nothing.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** the file the agent owns in --cni-conf-dir; sorts first, as runtimes take the first by name */
+export const CNI_CONFIG_FILE = '10-ballast.conflist';
+/** the bridge's name on the host */
+export const CNI_BRIDGE = 'ballast0';
+/** containerd's own default pod range, for a node that has no pod CIDR */
+export const DEFAULT_POD_CIDR = '10.88.0.0/16';
+
+export function cniConfigList(podCIDR: string, mtu = 0): Record<string, unknown> {
+  const bridge: Record<string, unknown> = {
+    type: 'bridge',
+    bridge: CNI_BRIDGE,
+    isGateway: true,
+    ipMasq: true,
+    hairpinMode: true,
+    ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: podCIDR.includes(':') ? '::/0' : '0.0.0.0/0' }] },
+  };
+  if (mtu > 0) bridge.mtu = mtu;
+  return { cniVersion: '0.4.0', name: 'ballast', plugins: [bridge, { type: 'portmap', capabilities: { portMappings: true } }] };
+}
+
+/**
+ * Writes (or rewrites) the agent's configuration for `podCIDR`; returns what it did. Leaves the
+ * directory alone when another configuration is there.
+ */
+export function ensureCniConfig(confDir: string, podCIDR: string, mtu = 0): 'written' | 'unchanged' | 'foreign' {
+  fs.mkdirSync(confDir, { recursive: true });
+  const others = fs.readdirSync(confDir).filter((f) => f !== CNI_CONFIG_FILE && /\.(conf|conflist|json)$/.test(f));
+  if (others.length > 0) return 'foreign';
+  const file = path.join(confDir, CNI_CONFIG_FILE);
+  const text = JSON.stringify(cniConfigList(podCIDR, mtu), null, 2) + '\n';
+  let current: string | undefined;
+  try {
+    current = fs.readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current === text) return 'unchanged';
+  const tmp = `${file}.tmp`;
+  fs.writeFileSync(tmp, text);
+  fs.renameSync(tmp, file);
+  return 'written';
+}
