@@ -38,13 +38,14 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
     option('allow-privileged', 'bool', 'allow privileged containers; when false, pods and pod templates with a container whose securityContext.privileged is true are refused ("Forbidden: disallowed by cluster policy")', { default: 'false', supported: true }),
     option('default-not-ready-toleration-seconds', 'int', 'tolerationSeconds of the notReady:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods without one', { default: '300', supported: true }),
     option('default-unreachable-toleration-seconds', 'int', 'tolerationSeconds of the unreachable:NoExecute toleration the DefaultTolerationSeconds admission plugin adds to pods without one', { default: '300', supported: true }),
-    option('kubelet-certificate-authority', 'string', 'CA file used to check node agent serving certificates (verified when given; unset = not verified, as kube)'),
-    option('kubelet-client-certificate', 'string', 'client certificate presented to node agents (default: <cert-dir>/apiserver-kubelet-client.crt, O=system:masters, generated)'),
-    option('kubelet-client-key', 'string', 'key of --kubelet-client-certificate (checked at start)'),
-    option('kubelet-preferred-address-types', 'stringSlice', 'node address types tried, in order, to reach a node agent: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP (checked at start)', {
+    option('kubelet-certificate-authority', 'string', 'CA file used to check node agent serving certificates (verified when given; unset = not verified, as kube)', { supported: true }),
+    option('kubelet-client-certificate', 'string', 'client certificate presented to node agents (default: <cert-dir>/apiserver-kubelet-client.crt, O=system:masters, generated)', { supported: true }),
+    option('kubelet-client-key', 'string', 'key of --kubelet-client-certificate', { supported: true }),
+    option('kubelet-preferred-address-types', 'stringSlice', 'node address types tried, in order, to reach a node agent: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP', {
       default: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
+      supported: true,
     }),
-    option('kubelet-timeout', 'duration', 'time limit until a node agent answers a call (log streams and upgrades then run on)', { default: '5s' }),
+    option('kubelet-timeout', 'duration', 'time limit until a node agent answers a call (log streams and upgrades then run on)', { default: '5s', supported: true }),
     option('cloud-provider-gce-l7lb-src-cidrs', 'cidrs', 'CIDRs opened in the firewall for layer-7 load balancer traffic and health checks', {
       default: '130.211.0.0/22,35.191.0.0/16',
     }),
