@@ -14,7 +14,7 @@ import { RESOURCES } from '../../src/client/resources';
 import { BUSYBOX_IMAGE } from '../../src/nodeagent/cri/busybox-images';
 import { containerdSkipReason, startContainerd } from '../helpers/containerd';
 import { startControllers } from '../helpers/controllers';
-import { MAIN_JS, freePort, startApiServer, tempDir, waitFor } from './harness';
+import { MAIN_JS, freePort, kubectlFor, missingKubectl, startApiServer, tempDir, waitFor } from './harness';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -75,7 +75,8 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
     const pods = (await client.list(RESOURCES.pods, 'default').catch(() => ({ items: [] }))) as { items: Obj[] };
     for (const p of pods.items) t.comment(`pod ${p.metadata.name}: ${JSON.stringify(p.status)}`);
     const events = (await client.list(RESOURCES.events, 'default').catch(() => ({ items: [] }))) as { items: Obj[] };
-    for (const e of events.items) t.comment(`event ${e.involvedObject?.name} ${e.reason}: ${e.message}`);
+    for (const e of events.items) t.comment(`event ${e.involvedObject?.name} ${e.reason} x${e.count}: ${e.message}`);
+    for (const c of await containerd.runtime.listContainers().catch(() => [])) t.comment(`container ${c.metadata?.name} attempt ${c.metadata?.attempt} ${c.state} ${JSON.stringify(c.labels)}`);
   });
   const node = await waitFor(
     `node ${nodeName} Ready`,
@@ -128,6 +129,17 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
     t.equal(running.status.hostIP, running.status.podIP, 'a host-network pod has the node IP');
   });
 
+  for (const version of ['1.32', '1.20'] as const) {
+    t.test(`kubectl ${version}: logs and exec through the API server and the agent`, { skip: missingKubectl(version) }, async (t) => {
+      const kubectl = kubectlFor(t, version, server);
+      t.equal(await kubectl.ok(['logs', 'web']), 'hello\n', 'kubectl logs shows what the container printed');
+      const exec = await kubectl.run(['exec', 'web', '--', 'sh', '-c', 'echo from $GREETING; echo oops >&2; exit 3']);
+      t.equal(exec.stdout, 'from hello\n', `exec's stdout (stderr: ${exec.stderr})`);
+      t.match(exec.stderr, /oops/);
+      t.equal(exec.code, 3, "exec's exit code");
+    });
+  }
+
   t.test('a pod that exits 0 under restartPolicy Never Succeeds', async (t) => {
     await client.create(RESOURCES.pods, 'default', pod('once', 'echo done', 'Never'));
     const done = await waitFor('pod once Succeeded', async () => {
@@ -148,6 +160,13 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
     t.equal(looping.lastState.terminated.exitCode, 3);
     t.equal(looping.lastState.terminated.message, 'bye\n', 'the termination message is read back');
     t.match(looping.state.waiting.message, /^back-off 10s restarting failed container=main pod=crash_default\(/);
+  });
+
+  t.test('a running container stays up across syncs', async (t) => {
+    await new Promise((r) => setTimeout(r, 7000));
+    const p = (await client.get(RESOURCES.pods, 'default', 'web')) as Obj;
+    const s = p.status.containerStatuses[0];
+    t.equal(s.restartCount, 0, `no restart (last state ${JSON.stringify(s.lastState)})`);
   });
 
   t.test('a deleted pod stops and leaves the API', async (t) => {

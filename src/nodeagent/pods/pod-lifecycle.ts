@@ -279,7 +279,15 @@ export class PodLifecycle {
         await this.#kill(uid, pod, work.kind === 'kill' ? work.gracePeriodSeconds : undefined);
         return undefined;
       }
-      const failed = await this.#syncPod(pod);
+      let failed: boolean;
+      try {
+        failed = await this.#syncPod(pod);
+      } finally {
+        // kubelet's lastSyncTime is when the sync ended: the next sync takes PLEG's view only when
+        // that relist started afterwards, never one read while this sync was still creating the
+        // sandbox (that view would have no sandbox, and the pod would be killed and made again)
+        this.#lastSync.set(uid, this.#now());
+      }
       return failed ? (cfg.backOffPeriodMs ?? 10_000) : cfg.syncFrequencyMs;
     } catch (err) {
       this.#opts.logger.warn({ uid, pod: pod?.metadata?.name, err: (err as Error).message }, 'error syncing pod; retrying after the back-off');
