@@ -138,7 +138,7 @@ export class AutoRegistration {
       if (!isApiError(err) || !codes.includes(err.code)) throw err;
     };
     if (action === 'create' && desired) {
-      await registry.create({ kind }, structuredClone(desired.object), { dryRun: false, fieldManager: MANAGER }).catch(ignore([409]));
+      await registry.create({ kind }, structuredClone(desired.object), { dryRun: false, fieldManager: MANAGER, trusted: true }).catch(ignore([409]));
     } else if (action === 'delete' && current) {
       await registry
         .delete({ kind, name }, { dryRun: false, preconditions: { uid: current.metadata.uid } })
@@ -146,7 +146,7 @@ export class AutoRegistration {
     } else if (action === 'update' && current && desired) {
       const next = structuredClone(current);
       next.spec = structuredClone(desired.object.spec);
-      await registry.update({ kind, name }, next, { dryRun: false, fieldManager: MANAGER }).catch(ignore([404, 409]));
+      await registry.update({ kind, name }, next, { dryRun: false, fieldManager: MANAGER, trusted: true }).catch(ignore([404, 409]));
     }
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The bootstrap objects are written without the OpenAPI schema check (WriteOptions.trusted: compiling
+ * The bootstrap objects (and the local APIServices the aggregator registers) are written without the OpenAPI schema check (WriteOptions.trusted: compiling
  * the schemas cost every start more than the writes). This checks them against their schemas here
  * instead: no type error, no unknown field, no null the decoder would drop.
  */
@@ -8,6 +8,7 @@ import { Scheme } from '../../../src/api/scheme';
 import { builtinKinds } from '../../../src/api/kinds';
 import { builtinBootstrapObjects } from '../../../src/api/kinds/bootstrap';
 import { extensionAuthenticationConfigMap } from '../../../src/auth/authn/extension-authentication';
+import { desiredLocalAPIServices } from '../../../src/aggregator/local-apiservices';
 import { FeatureGates } from '../../../src/options/feature-gates';
 import { definitions } from '../../../src/schema';
 import { createSchemaValidator } from '../../../src/schema/validator';
@@ -21,7 +22,11 @@ function hasNull(value: unknown): boolean {
   return Object.values(value as Record<string, unknown>).some(hasNull);
 }
 
+const kinds = builtinKinds();
+const builtinGroupVersions = new Set(kinds.map((k) => (k.group ? `${k.group}/${k.version}` : k.version)));
+
 const sets = {
+  'the local APIServices': [...desiredLocalAPIServices(scheme, builtinGroupVersions).values()].map((d) => ({ object: d.object })),
   'default feature gates': builtinBootstrapObjects(),
   'every gate off that can be': builtinBootstrapObjects(new FeatureGates({})),
   'the extension authentication ConfigMap': [
