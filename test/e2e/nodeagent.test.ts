@@ -162,6 +162,24 @@ t.test('the node agent runs pods through containerd', { skip }, async (t) => {
     t.match(looping.state.waiting.message, /^back-off 10s restarting failed container=main pod=crash_default\(/);
   });
 
+  t.test('kubectl port-forward reaches a server in the pod', { skip: missingKubectl('1.32') }, async (t) => {
+    const port = await freePort();
+    await client.create(RESOURCES.pods, 'default', pod('http', `mkdir -p /www && echo served > /www/index.html && exec httpd -f -p ${port} -h /www`));
+    await waitFor('pod http Running', async () => {
+      const p = (await client.get(RESOURCES.pods, 'default', 'http')) as Obj;
+      return p.status?.phase === 'Running' && p.status.containerStatuses?.[0]?.ready ? p : undefined;
+    }, 60_000);
+    const local = await freePort();
+    const forward = kubectlFor(t, '1.32', server).stream(['port-forward', 'pod/http', `${local}:${port}`]);
+    t.teardown(() => forward.kill());
+    await forward.waitForLine(/^Forwarding from 127\.0\.0\.1:/);
+    const body = await waitFor('an answer through the forward', async () => {
+      const res = await fetch(`http://127.0.0.1:${local}/index.html`).catch(() => undefined);
+      return res?.ok ? res.text() : undefined;
+    }, 20_000);
+    t.equal(body, 'served\n', 'the pod answered through kubectl, the API server, the agent and containerd');
+  });
+
   t.test('a running container stays up across syncs', async (t) => {
     await new Promise((r) => setTimeout(r, 7000));
     const p = (await client.get(RESOURCES.pods, 'default', 'web')) as Obj;
