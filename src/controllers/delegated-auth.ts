@@ -87,8 +87,8 @@ export interface AuthDecision {
   reason?: string;
 }
 
-/** the verb kube's request-info gives a non-resource request */
-function verbOf(method: string): string {
+/** the verb kube's request-info gives a non-resource request (kubelet's authorizer uses the same) */
+export function verbOf(method: string): string {
   switch (method.toUpperCase()) {
     case 'POST':
       return 'create';

@@ -188,24 +188,33 @@ export class ControllerManagerServer {
       res.end(problem ? `internal server error: ${problem}\n` : 'ok');
       return;
     }
-    const exclude = new Set(url.searchParams.getAll('exclude'));
-    const lines: string[] = [];
-    let failed = false;
-    for (const [name, check] of checks) {
-      if (exclude.has(name)) {
-        lines.push(`[+]${name} excluded: ok`);
-        continue;
-      }
-      const problem = check();
-      if (problem) failed = true;
-      lines.push(problem ? `[-]${name} failed: reason withheld` : `[+]${name} ok`);
-    }
+    const { failed, lines } = healthReport(checks, url.searchParams.getAll('exclude'));
     const kind = root.slice(1);
     res.writeHead(failed ? 500 : 200, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' });
     if (failed) res.end(`${lines.join('\n')}\n${kind} check failed\n`);
     else if (url.searchParams.has('verbose')) res.end(`${lines.join('\n')}\n${kind} check passed\n`);
     else res.end('ok');
   }
+}
+
+/**
+ * kube's health report of named checks: one line per check (`[+]name ok`, `[-]name failed: reason
+ * withheld`, `[+]name excluded: ok` for the ?exclude ones) and whether any failed
+ */
+export function healthReport(checks: ReadonlyMap<string, HealthCheck>, exclude: readonly string[]): { failed: boolean; lines: string[] } {
+  const skip = new Set(exclude);
+  const lines: string[] = [];
+  let failed = false;
+  for (const [name, check] of checks) {
+    if (skip.has(name)) {
+      lines.push(`[+]${name} excluded: ok`);
+      continue;
+    }
+    const problem = check();
+    if (problem) failed = true;
+    lines.push(problem ? `[-]${name} failed: reason withheld` : `[+]${name} ok`);
+  }
+  return { failed, lines };
 }
 
 function tlsVersion(v: string | undefined): 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' {

@@ -20,6 +20,7 @@ import { LogRequestError, runtimeLogSource, serveContainerLogs, type LogSource }
 import { agentServingCertificate } from './serving-cert';
 import { cpuAndMemoryOnly, resourceMetricsText, type StatsProvider } from './stats';
 import { StreamError, parseStreamRequest, proxyUpgrade, statusBody, streamingUrl, writeRawResponse, writeRawStatus } from './streaming';
+import { healthReport } from '../../controllers/serving';
 
 /** a named health check: undefined when healthy, else why not */
 export type AgentHealthCheck = () => string | undefined;
@@ -93,18 +94,7 @@ function healthz(all: ReadonlyMap<string, AgentHealthCheck>): Handler {
       const problem = check();
       return text(res, problem ? 500 : 200, problem ? `internal server error: ${problem}\n` : 'ok');
     }
-    const exclude = new Set(url.searchParams.getAll('exclude'));
-    const lines: string[] = [];
-    let failed = false;
-    for (const [name, check] of all) {
-      if (exclude.has(name)) {
-        lines.push(`[+]${name} excluded: ok`);
-        continue;
-      }
-      const problem = check();
-      if (problem) failed = true;
-      lines.push(problem ? `[-]${name} failed: reason withheld` : `[+]${name} ok`);
-    }
+    const { failed, lines } = healthReport(all, url.searchParams.getAll('exclude'));
     if (failed) return text(res, 500, `${lines.join('\n')}\nhealthz check failed\n`);
     text(res, 200, url.searchParams.has('verbose') ? `${lines.join('\n')}\nhealthz check passed\n` : 'ok');
   };

@@ -13,7 +13,7 @@ import { authenticatorChain, type ChainAuthenticator, type RequestAuthenticator 
 import { X509Authenticator } from '../../auth/authn/x509';
 import type { RestClient } from '../../client/rest-client';
 import type { ResourceRef } from '../../client/types';
-import { TokenReviewAuthenticator, TtlCache } from '../../controllers/delegated-auth';
+import { TokenReviewAuthenticator, TtlCache, verbOf } from '../../controllers/delegated-auth';
 
 const ACCESS_REVIEWS: ResourceRef = { group: 'authorization.k8s.io', version: 'v1', resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', namespaced: false };
 
@@ -46,20 +46,7 @@ export type AuthOutcome =
   | { ok: false; code: 401 | 403 | 500; message: string };
 
 /** kubelet's verb of a method (GET and HEAD get, POST create, PUT update, PATCH patch, DELETE delete) */
-export function verbOfMethod(method: string): string {
-  switch (method.toUpperCase()) {
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return 'delete';
-    default:
-      return 'get';
-  }
-}
+export const verbOfMethod = verbOf;
 
 /** `path` is `prefix` itself or below it */
 function isSubpath(path: string, prefix: string): boolean {
