@@ -18,6 +18,8 @@ export interface ApiState {
   user?: UserInfo;
   /** the audiences the caller's credential was valid for (tokens with an audience) */
   audiences?: string[];
+  /** a streamed answer sent as it comes (pods/log): response compression leaves it alone */
+  uncompressed?: boolean;
 }
 
 export type ApiContext = Koa.ParameterizedContext<ApiState>;

@@ -6,20 +6,22 @@
  * not have or a pod not bound to a node (400), the log of an unbound pod (empty), invalid log
  * options (422). Without backends configured the streams answer 503 saying what is missing.
  *
- * WebSocket: the agent's streams speak kubelet 1.20's protocols, SPDY/3.1 and the WebSocket
- * channel protocols up to v4.channel.k8s.io. A WebSocket upgrade offering one of those is proxied
- * like SPDY. kubectl 1.30+ offers only v5.channel.k8s.io (exec, attach) or SPDY tunnelled in
- * WebSocket (port-forward, SPDY/3.1+portforward.k8s.io), which kube 1.30's StreamTranslator
- * speaks and Ballast does not: such a request is refused at once with a 400 Status. Any answer but
- * 101 is an upgrade failure to client-go's WebSocket dialer, and its FallbackExecutor (and the
- * port-forward fallback dialer) then retries over SPDY, so kubectl 1.32 works, never hangs.
+ * WebSocket, as kube 1.30+ serves it: exec and attach offering v5.channel.k8s.io (kubectl 1.30+)
+ * go through the stream translator (proxy/stream-translator.ts: WebSocket to the client, SPDY to
+ * the agent); port-forward offering SPDY/3.1+portforward.k8s.io goes through the tunnel
+ * (proxy/portforward-tunnel.ts: the SPDY session inside WebSocket messages). Any other upgrade
+ * (SPDY/3.1, the v1-v4 channel protocols of older WebSocket clients) is relayed to the agent as it
+ * came, and the agent's runtime answers it. The checks above run before either, so their errors
+ * reach a WebSocket client as a Status in a plain response, before any upgrade.
  */
-import type http from 'node:http';
 import { isIP } from 'node:net';
 import { ApiError, errors, isApiError, type StatusReason } from '../../api/errors';
 import type { KindDefinition, KubeObject } from '../../api/kind';
 import type { NodeAgentClient } from '../../server/node-agent-client';
 import { type BackendAnswer, joinUpgrade, openBackend, readText, responseHeaders } from '../proxy/backend';
+import { spdyUpgradeHeaders, tunnel, tunneledSpdyProtocols } from '../proxy/portforward-tunnel';
+import { translateRemoteCommand, wantsStreamTranslation } from '../proxy/stream-translator';
+import { checkWebSocketRequest, isWebSocketRequest, offeredProtocols } from '../proxy/websocket';
 import type { ResourceDeps, ResourceRequest } from './types';
 import { admitConnect } from './connect-admission';
 import { logQuery } from './connect-log-options';
@@ -30,9 +32,6 @@ export interface ConnectBackends {
   nodes: KindDefinition;
   endpoints: KindDefinition;
 }
-
-/** WebSocket subprotocols the agent's upstream (kubelet 1.20) speaks */
-const AGENT_WEBSOCKET_PROTOCOLS = new Set(['channel.k8s.io', 'base64.channel.k8s.io', 'v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io']);
 
 export async function connectResource(r: ResourceRequest, deps: ResourceDeps): Promise<void> {
   const what = `${r.kind.resource}/${r.subresource}`;
@@ -98,8 +97,54 @@ async function connectPod(r: ResourceRequest, deps: ResourceDeps, what: string):
   }
   const params = streamParams(sub ?? '', query);
   const path = sub === 'portforward' ? `/portForward/${seg(namespace)}/${seg(name)}` : `/${sub}/${seg(namespace)}/${seg(name)}/${seg(container)}`;
-  refuseUntranslatedWebSocket(r.ctx.req);
-  return proxyTo(r, b.nodeAgent.url(node, path, params), b.nodeAgent);
+  const target = b.nodeAgent.url(node, path, params);
+  if (isWebSocketRequest(r.ctx.req)) {
+    const offered = offeredProtocols(r.ctx.req);
+    if ((sub === 'exec' || sub === 'attach') && wantsStreamTranslation(offered)) return translate(r, target, b.nodeAgent);
+    const tunneled = tunneledSpdyProtocols(offered);
+    if (sub === 'portforward' && tunneled.length > 0) return tunnelPortForward(r, target, b.nodeAgent, tunneled);
+  }
+  return proxyTo(r, target, b.nodeAgent);
+}
+
+/** exec/attach for a v5 WebSocket client: the session runs on after this returns (as a relayed upgrade does) */
+function translate(r: ResourceRequest, target: URL, agent: NodeAgentClient): void {
+  const req = r.ctx.req;
+  checkWebSocketRequest(req);
+  const on = (k: string) => ['true', '1'].includes((r.ctx.state.query.get(k) ?? '').toLowerCase());
+  r.ctx.respond = false;
+  const socket = req.socket;
+  translateRemoteCommand({
+    req,
+    socket,
+    target,
+    tls: agent.tls(),
+    timeoutMs: agent.timeoutMs,
+    options: { stdin: on('stdin'), stdout: on('stdout'), stderr: on('stderr'), tty: on('tty') },
+  }).catch(() => socket.destroy());
+}
+
+/** port-forward for a client tunnelling SPDY in WebSocket: the agent is asked for SPDY; its refusal comes back as it was */
+async function tunnelPortForward(r: ResourceRequest, target: URL, agent: NodeAgentClient, protocols: string[]): Promise<void> {
+  const ctx = r.ctx;
+  const req = ctx.req;
+  checkWebSocketRequest(req);
+  const answer = await reach(() => openBackend({ target, method: 'POST', headers: spdyUpgradeHeaders(req.headers, protocols), upgrade: true, tls: agent.tls(), timeoutMs: agent.timeoutMs }));
+  if (answer.kind === 'upgrade') {
+    if (!/\bupgrade\b/i.test(String(answer.res.headers.connection ?? '')) || !String(answer.res.headers.upgrade ?? '').toLowerCase().includes('spdy/3.1')) {
+      answer.socket.destroy();
+      throw errors.internal('unable to upgrade: missing upgrade headers in response');
+    }
+    ctx.respond = false;
+    const socket = req.socket;
+    tunnel(req, socket, answer).catch(() => socket.destroy());
+    return;
+  }
+  const res = answer.res;
+  ctx.status = res.statusCode ?? 502;
+  for (const [k, v] of Object.entries(responseHeaders(res))) ctx.set(k, v);
+  ctx.body = res;
+  req.once('close', () => res.destroy());
 }
 
 /** kube's streamParams: the agent's query of exec, attach and port-forward, checked first */
@@ -122,14 +167,6 @@ function streamParams(sub: string, q: URLSearchParams): URLSearchParams {
   return p;
 }
 
-/** the WebSocket rule of this file's header: what the agent cannot speak is refused (400), so client-go falls back to SPDY */
-function refuseUntranslatedWebSocket(req: http.IncomingMessage): void {
-  if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return;
-  const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  if (offered.some((p) => AGENT_WEBSOCKET_PROTOCOLS.has(p))) return;
-  throw errors.badRequest(`unable to upgrade: WebSocket subprotocols [${offered.join(' ')}] are not supported by the node agent; use SPDY/3.1`);
-}
-
 /** pods/log: the agent's log stream as it arrives; its errors as kube's GenericHttpResponseChecker makes them */
 async function streamLog(r: ResourceRequest, u: URL, agent: NodeAgentClient, insecure: boolean): Promise<void> {
   const answer = await reach(() => openBackend({ target: u, method: 'GET', headers: {}, upgrade: false, tls: agent.tls(insecure), timeoutMs: agent.timeoutMs }));
@@ -144,6 +181,8 @@ async function streamLog(r: ResourceRequest, u: URL, agent: NodeAgentClient, ins
   }
   r.ctx.status = 200;
   r.ctx.type = 'text/plain';
+  // kube streams logs as they come (flushing each write); gzip would hold them back
+  r.ctx.state.uncompressed = true;
   r.ctx.body = res;
   r.ctx.req.once('close', () => res.destroy());
 }

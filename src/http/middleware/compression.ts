@@ -14,7 +14,7 @@ export const GZIP_THRESHOLD_BYTES = 128 * 1024;
 export function responseCompression(): Middleware {
   return async (ctx, next) => {
     await next();
-    if (ctx.respond === false || ctx.response.get('Content-Encoding')) return;
+    if (ctx.respond === false || ctx.response.get('Content-Encoding') || ctx.state.uncompressed === true) return;
     if (!/\bgzip\b/i.test(ctx.get('Accept-Encoding'))) return;
     const body: unknown = ctx.body;
     if (Buffer.isBuffer(body) || typeof body === 'string') {
