@@ -109,31 +109,35 @@ interface RawResponse {
 }
 
 export class RestClient {
-  readonly config: ClientConfig;
+  #config: ClientConfig;
   readonly #limiter: TokenBucket;
-  readonly #agent: http.Agent;
+  #agent: http.Agent;
   readonly #preferProtobuf: boolean;
   readonly #timeoutMs: number;
   #token: { value?: string; readAt: number } = { readAt: 0 };
 
   constructor(config: ClientConfig, opts: RestClientOptions = {}) {
-    this.config = config;
+    this.#config = config;
     this.#limiter = new TokenBucket(opts.qps ?? 20, opts.burst ?? 30);
     this.#preferProtobuf = (opts.contentType ?? JSON_TYPE) === PROTOBUF_TYPE;
     this.#timeoutMs = opts.timeoutMs ?? 60_000;
-    const tls = config.server.startsWith('https:');
-    // one TLS context for every connection (built per connection, parsing the key each time, it
-    // cost more CPU than the requests). The pool is unbounded: each watch holds a connection for
-    // minutes, and a client may watch every resource (the garbage collector's), so a cap would
-    // leave requests waiting behind watches
-    this.#agent = tls
-      ? new https.Agent({
-          keepAlive: true,
-          secureContext: nodeTls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
-          rejectUnauthorized: !config.insecureSkipTlsVerify,
-          servername: config.tlsServerName,
-        })
-      : new http.Agent({ keepAlive: true });
+    this.#agent = connectionPool(config);
+  }
+
+  get config(): ClientConfig {
+    return this.#config;
+  }
+
+  /**
+   * Present another client certificate from now on (a rotated one). As client-go's transport does
+   * on rotation, every open connection is closed: requests under way fail and watches end, and
+   * their callers retry over new connections with the new certificate.
+   */
+  setClientCertificate(cert: string, key: string): void {
+    const old = this.#agent;
+    this.#config = { ...this.#config, cert, key };
+    this.#agent = connectionPool(this.#config);
+    old.destroy();
   }
 
   /** stop keeping connections open */
@@ -321,6 +325,22 @@ export class RestClient {
       req.end(o.body);
     });
   }
+}
+
+/**
+ * One TLS context for every connection (built per connection, parsing the key each time, it cost
+ * more CPU than the requests). The pool is unbounded: each watch holds a connection for minutes, and
+ * a client may watch every resource (the garbage collector's), so a cap would leave requests
+ * waiting behind watches.
+ */
+function connectionPool(config: ClientConfig): http.Agent {
+  if (!config.server.startsWith('https:')) return new http.Agent({ keepAlive: true });
+  return new https.Agent({
+    keepAlive: true,
+    secureContext: nodeTls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
+    rejectUnauthorized: !config.insecureSkipTlsVerify,
+    servername: config.tlsServerName,
+  });
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {

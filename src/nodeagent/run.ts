@@ -13,8 +13,6 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { EventRecorder } from '../client/events';
-import { loadClientConfig } from '../client/kubeconfig';
-import { RestClient } from '../client/rest-client';
 import { versionInfo } from '../server/version';
 import type { NodeAgentConfig } from './config/types';
 import { ImageServiceClient } from './cri/image-service-client';
@@ -27,10 +25,15 @@ import { LinuxHost, NodeStatusAgent, nodeHostname } from './node';
 import { PodLifecycle } from './pods';
 import { ProbeManager } from './prober';
 import { ProcessImageService, ProcessRuntimeService } from './runtimes/process';
+import { runSimulatedNodes } from './runtimes/simulated';
 import { AgentMetrics } from './server/agent-metrics';
 import { startAgentServer, type AgentServer } from './server/agent-server';
 import type { ImageService, RuntimeService } from './types';
 import { RESOURCES } from '../client/resources';
+import { connectNodeAgent } from './certificate/node-connection';
+import { servingCertificates } from './certificate/serving-certificate';
+import { loggingRecorder } from './standalone';
+import { createResourceManagement } from './resource-management';
 
 export interface NodeAgentDeps {
   logger: Logger;
@@ -55,9 +58,10 @@ interface RuntimeServices {
 async function runtimeServices(config: NodeAgentConfig): Promise<RuntimeServices> {
   if (config.containerRuntime === 'process') {
     const stateDir = path.join(config.rootDir, 'process-runtime');
-    return { runtime: new ProcessRuntimeService({ stateDir }), images: new ProcessImageService({ stateDir }), type: 'process', close: () => {} };
+    const runtime = new ProcessRuntimeService({ stateDir });
+    // closing stops its streaming server and cuts open exec, attach and port-forward connections
+    return { runtime, images: new ProcessImageService({ stateDir }), type: 'process', close: () => runtime.close() };
   }
-  if (config.containerRuntime === 'simulated') throw new Error('--container-runtime simulated is not built yet');
   const runtime = new RuntimeServiceClient({ endpoint: config.containerRuntimeEndpoint, timeoutMs: config.runtimeRequestTimeoutMs });
   const images = new ImageServiceClient({ endpoint: config.imageServiceEndpoint || config.containerRuntimeEndpoint, timeoutMs: config.runtimeRequestTimeoutMs });
   let type: string;
@@ -73,19 +77,22 @@ async function runtimeServices(config: NodeAgentConfig): Promise<RuntimeServices
 
 /** run until `signal` aborts; resolves to the exit code */
 export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: NodeAgentDeps): Promise<number> {
-  if (!config.kubeconfig) throw new Error('--kubeconfig is required: the standalone mode (static pods without an API server) is not built yet');
-  const client = new RestClient(loadClientConfig(config.kubeconfig, { userAgent: 'ballast-nodeagent' }), {
-    qps: config.kubeAPIQPS,
-    burst: config.kubeAPIBurst,
-    contentType: config.contentType,
-  });
+  // no containers, no agent server: kwok-style nodes and pods, many nodes per process
+  if (config.containerRuntime === 'simulated') {
+    if (!config.kubeconfig) throw new Error('--container-runtime simulated needs --kubeconfig: simulated nodes exist only in an API server');
+    return runSimulatedNodes(config, { logger, signal });
+  }
   const nodeName = nodeHostname(config.hostnameOverride, os.hostname());
+  // TLS bootstrap and client certificate rotation; no client at all in the standalone mode
+  const api = await connectNodeAgent(config, { nodeName, logger, signal });
+  const client = api?.client;
   const host = new LinuxHost({ rootDir: config.rootDir });
   const nodeIP = config.nodeIP || (await host.nodeAddress(nodeName));
   const services = await runtimeServices(config);
-  const recorder = new EventRecorder(client, { component: 'kubelet', host: nodeName }, logger);
+  const recorder = client ? new EventRecorder(client, { component: 'kubelet', host: nodeName }, logger) : loggingRecorder(logger);
 
   const prober = new ProbeManager({ runtime: services.runtime, recorder });
+  const resources = await createResourceManagement({ config, nodeName, host, runtime: services.runtime, images: services.images, runtimeType: services.type, recorder, logger });
   const { helper, volumes } = createPodRuntimeHelper({
     client,
     rootDir: config.rootDir,
@@ -97,6 +104,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     resolvConf: config.resolvConf,
     cgroupsPerQOS: config.cgroupsPerQOS,
     cgroupRoot: config.cgroupRoot,
+    podCgroups: resources.qos,
     logger,
   });
   // filled in once the pod lifecycle exists: the runtime's garbage collector asks it about pods
@@ -122,7 +130,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     },
   });
 
-  const node = new NodeStatusAgent({
+  const node = client && new NodeStatusAgent({
     client,
     nodeName,
     config: {
@@ -153,6 +161,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     // kubelet's node reference: the node's name stands for its uid; its status events read as kubelet's
     recordEvent: (type, reason, message) =>
       recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName, uid: nodeName } }, type, reason, message ?? `Node ${nodeName} status is now: ${reason}`),
+    pressureConditions: () => resources.eviction.conditions,
   });
 
   lifecycle = new PodLifecycle({
@@ -178,8 +187,10 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
       maxPods: config.maxPods,
       nodeIP,
     },
+    admitHandlers: [resources.eviction],
     logger,
   });
+  resources.attach(lifecycle, containerRuntime);
 
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, what: string, fn: () => Promise<unknown>): void => {
@@ -195,10 +206,13 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     timers.push(timer);
   };
 
-  node.start();
+  node?.start();
   lifecycle.start();
+  resources.start();
   const pods = lifecycle.podManager;
   let server: AgentServer | undefined;
+  const serving = client && config.serverTLSBootstrap ? servingCertificates({ client, certDir: config.certDir, nodeName, addresses: () => ({ hostnames: [nodeName], ips: [nodeIP] }), logger }) : undefined;
+  serving?.manager.start();
   if (config.enableServer) {
     const registry = new Registry();
     new AgentMetrics(registry, { processMetrics: true });
@@ -214,6 +228,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
         certDir: config.certDir,
         hostname: nodeName,
         nodeIps: [nodeIP],
+        certificates: serving?.source,
         minVersion: config.tlsMinVersion === 'VersionTLS13' ? 'TLSv1.3' : config.tlsMinVersion === 'VersionTLS12' ? 'TLSv1.2' : undefined,
       },
       authentication: {
@@ -231,6 +246,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
       runningPods: () => containerRuntime.getPods(false),
       runtime: services.runtime,
       registry,
+      stats: resources.stats,
       checks: new Map(),
       logger,
     });
@@ -240,7 +256,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     const syncNetwork = async (): Promise<void> => {
       let cidr = config.podCIDR;
       if (!cidr) {
-        const current = (await client.get(RESOURCES.nodes, undefined, nodeName).catch(() => undefined)) as { spec?: { podCIDR?: string } } | undefined;
+        const current = (await client?.get(RESOURCES.nodes, undefined, nodeName).catch(() => undefined)) as { spec?: { podCIDR?: string } } | undefined;
         cidr = current?.spec?.podCIDR || DEFAULT_POD_CIDR;
       }
       const done = ensureCniConfig(config.cniConfDir, cidr, config.networkPluginMTU);
@@ -264,9 +280,12 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
   for (const timer of timers) clearInterval(timer);
   await server?.close();
+  await resources.stop();
   await lifecycle.stop();
   prober.stop();
-  await node.stop();
+  await node?.stop();
+  await serving?.manager.stop();
+  await api?.close();
   services.close();
   return 0;
 }

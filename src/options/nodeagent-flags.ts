@@ -119,8 +119,8 @@ export const nodeAgentServingOptions: OptionGroup = Object.freeze({
     cfg('contention-profiling', 'bool', 'enableContentionProfiling', 'profile lock contention (Node has none: no effect)'),
     cfg('streaming-connection-idle-timeout', 'duration', 'streamingConnectionIdleTimeout', 'idle time after which a streaming connection (exec, attach, port-forward) is closed', { default: '4h0m0s', ...yes }),
     ...tls.map((o) => Object.freeze({ ...o, description: `${o.description} (--config field ${TLS_FIELDS[o.name]})` })),
-    cfg('rotate-certificates', 'bool', 'rotateCertificates', 'BETA: request a new client certificate from the API server as the current one nears expiry'),
-    cfg('rotate-server-certificates', 'bool', 'serverTLSBootstrap', 'request the serving certificate through a CertificateSigningRequest; needs the RotateKubeletServerCertificate gate'),
+    cfg('rotate-certificates', 'bool', 'rotateCertificates', 'BETA: request a new client certificate from the API server when the current one reaches 70-90 % of its lifetime (jittered); the new pair goes under --cert-dir as kubelet-client-<time>.pem, kubelet-client-current.pem links to it, and the agent\'s connections reopen with it', yes),
+    cfg('rotate-server-certificates', 'bool', 'serverTLSBootstrap', 'request the serving certificate through a CertificateSigningRequest (signer kubernetes.io/kubelet-serving, the node\'s name and IP) and renew it as it nears expiry; an administrator approves it (kubectl certificate approve): until then the HTTPS port refuses handshakes. Overrides --tls-cert-file and the self-signed pair', yes),
   ],
 });
 

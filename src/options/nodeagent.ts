@@ -14,6 +14,7 @@ import { nodeLabelsProblem } from '../nodeagent/config/node-labels';
 import { KUBELET_CONFIGURATION_FIELDS, type FieldValue } from '../nodeagent/config/schema';
 import { hostSwapProblem } from '../nodeagent/config/swap';
 import type { ContainerRuntimeKind, NodeAgentConfig } from '../nodeagent/config/types';
+import { processPodLogsDir } from '../nodeagent/runtimes/process/pod-logs-dir';
 import { configFeatureGates, validateKubeletConfiguration } from '../nodeagent/config/validate';
 import { formatDuration } from './duration';
 import { loggingConfig } from './logging';
@@ -139,7 +140,12 @@ export function nodeAgentConfig(parsed: ParsedOptions, options: NodeAgentConfigO
     bootstrapKubeconfig: abs(parsed.string('bootstrap-kubeconfig') || parsed.string('experimental-bootstrap-kubeconfig')),
     certDir: path.resolve(parsed.string('cert-dir') ?? ''),
     rootDir: path.resolve(parsed.string('root-dir') ?? ''),
-    podLogsDir: DEFAULT_POD_LOGS_DIR,
+    // the configuration's podLogsDir (kubelet's /var/log/pods by default), which the process runtime (often
+    // without root) replaces with one under --root-dir when it cannot write there
+    podLogsDir:
+      runtime === 'process' && (str('podLogsDir') || DEFAULT_POD_LOGS_DIR) === DEFAULT_POD_LOGS_DIR
+        ? processPodLogsDir(DEFAULT_POD_LOGS_DIR, path.resolve(parsed.string('root-dir') ?? ''))
+        : str('podLogsDir') || DEFAULT_POD_LOGS_DIR,
     hostnameOverride: opt(parsed.string('hostname-override')),
     nodeIP: opt(parsed.string('node-ip')),
     nodeLabels: Object.freeze({ ...nodeLabels }),

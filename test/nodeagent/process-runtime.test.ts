@@ -229,13 +229,7 @@ t.test('execSync: output, exit code, env and cwd, timeout, not running', async (
   await t.rejects(runtime.execSync(id, ['true']), { message: /CONTAINER_EXITED/ });
 });
 
-t.test('streaming calls are not available', async (t) => {
-  const { runtime, run, sandboxId } = await setup(t);
-  const id = await run('s', ['sleep', '100']);
-  await t.rejects(runtime.exec({ containerId: id, cmd: ['sh'] }), { code: GrpcStatus.UNIMPLEMENTED, message: /no streaming server/ });
-  await t.rejects(runtime.attach({ containerId: id }), { code: GrpcStatus.UNIMPLEMENTED });
-  await t.rejects(runtime.portForward(sandboxId, [80]), { code: GrpcStatus.UNIMPLEMENTED });
-});
+// exec, attach and port-forward: test/nodeagent/process-streaming.test.ts
 
 t.test('reopenContainerLog: the shim writes to a new file after rotation', async (t) => {
   const { runtime, run, sandbox } = await setup(t);

@@ -320,9 +320,14 @@ t.test('the README\'s options table has a row for every node agent flag, with ku
   t.match(tables, /^\| `--docker-endpoint` \| string \| .* \| accepted, no effect \|$/m);
 });
 
-t.test('running without --kubeconfig stops with one line (the standalone mode is not built)', { skip: existsSync(MAIN_JS) ? false : 'run make build first' }, async (t) => {
-  const r = spawnSync(process.execPath, [MAIN_JS, 'nodeagent', '--fail-swap-on=false', '--root-dir', mkdtempSync(path.join(tmpdir(), 'ballast-nodeagent-'))], { encoding: 'utf8', timeout: 30_000 });
+t.test('without --kubeconfig the agent runs standalone; without a runtime it stops with one line', { skip: existsSync(MAIN_JS) ? false : 'run make build first' }, async (t) => {
+  const r = spawnSync(
+    process.execPath,
+    [MAIN_JS, 'nodeagent', '--fail-swap-on=false', '--container-runtime-endpoint', 'unix:///nonexistent/containerd.sock', '--root-dir', mkdtempSync(path.join(tmpdir(), 'ballast-nodeagent-'))],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
   t.equal(r.status, 1);
-  t.match(r.stderr, /^Error: --kubeconfig is required: the standalone mode \(static pods without an API server\) is not built yet$/m);
+  t.match(r.stdout + r.stderr, /standalone mode, no API client/);
+  t.match(r.stderr, /^Error: the container runtime at unix:\/\/\/nonexistent\/containerd.sock does not answer/m);
   t.notMatch(r.stderr, /^\s+at /m, 'no stack');
 });

@@ -133,6 +133,8 @@ export const KUBELET_CONFIGURATION_FIELDS: ReadonlyMap<string, FieldSpec> = new 
   ['enableSystemLogHandler', P('bool', true)],
   ['shutdownGracePeriod', S('duration')],
   ['shutdownGracePeriodCriticalPods', S('duration')],
+  // kubelet 1.29's field (no flag): where containers' logs go; one directory per agent on a shared host
+  ['podLogsDir', D('string', '/var/log/pods')],
 ]);
 
 /** the object paths (`authentication`, `authentication.webhook`, ...) */

@@ -4,6 +4,7 @@
  * starts (reserved resources, eviction thresholds, container log rotation). Every problem is
  * returned; the caller stops start-up with them.
  */
+import path from 'node:path';
 import { formatDuration } from '../../options/duration';
 import { FEATURE_GATES, FeatureGates, validateFeatureGates } from '../../options/feature-gates';
 import { parseQuantity } from '../../api/kinds/core/quantity';
@@ -190,6 +191,11 @@ function startupErrors(v: ConfigValues): string[] {
   }
   const strategy = str(v, 'configMapAndSecretChangeDetectionStrategy');
   if (!['Get', 'Cache', 'Watch'].includes(strategy)) errs.push(`unknown configmap and secret manager mode: ${strategy}`);
+  // kubelet 1.29's checks of podLogsDir
+  const podLogsDir = str(v, 'podLogsDir');
+  if (!podLogsDir.startsWith('/')) errs.push(`invalid configuration: podLogsDir ${podLogsDir} must be absolute path`);
+  else if (path.posix.normalize(podLogsDir) !== podLogsDir) errs.push(`invalid configuration: podLogsDir ${podLogsDir} must be normalized`);
+  else if (podLogsDir === '/') errs.push('invalid configuration: podLogsDir may not be /');
   const maxFiles = num(v, 'containerLogMaxFiles');
   if (maxFiles <= 1) errs.push(`failed to initialize container log manager: invalid MaxFiles ${maxFiles}, must be > 1`);
   const maxSize = str(v, 'containerLogMaxSize');

@@ -13,6 +13,7 @@ import { PodDNSConfigurer, type DNSConfig } from './dns';
 import { makeEnvironmentVariables } from './make-env';
 import { podCgroupParent } from './qos';
 import { apiObjectSources, type ObjectSources, type Recorder } from './sources';
+import { standaloneObjectSources } from '../standalone';
 
 export interface PodRuntimeHelperOptions {
   sources: ObjectSources;
@@ -30,6 +31,11 @@ export interface PodRuntimeHelperOptions {
   resolvConf?: string;
   cgroupsPerQOS?: boolean;
   cgroupRoot?: string;
+  /**
+   * the QoS cgroup manager (cm/QosCgroupManager) under --cgroups-per-qos: the pod's cgroup is made
+   * with its limits before the sandbox, and its name is the cgroup parent
+   */
+  podCgroups?: { ensurePod(pod: Pod): string };
   /** the host's hosts file, copied for host-network pods (default /etc/hosts) */
   hostHostsFile?: string;
 }
@@ -79,6 +85,7 @@ export class PodRuntimeHelper implements RuntimeHelper {
   }
 
   getPodCgroupParent(pod: Pod): string {
+    if (this.#opts.podCgroups && (this.#opts.cgroupsPerQOS ?? true)) return this.#opts.podCgroups.ensurePod(pod);
     return podCgroupParent(pod, this.#opts.cgroupsPerQOS ?? true, this.#opts.cgroupRoot ?? '/');
   }
 
@@ -88,7 +95,8 @@ export class PodRuntimeHelper implements RuntimeHelper {
 }
 
 export interface CreatePodRuntimeHelperOptions extends Omit<PodRuntimeHelperOptions, 'sources' | 'volumes'> {
-  client: RestClient;
+  /** absent in the standalone mode: volumes and env that read API objects fail with a reason */
+  client?: RestClient;
   /** --root-dir: pods live under <rootDir>/pods/<uid> */
   rootDir: string;
   logger?: Logger;
@@ -97,7 +105,7 @@ export interface CreatePodRuntimeHelperOptions extends Omit<PodRuntimeHelperOpti
 /** the helper and its volume manager over the API server (the agent runs volumes.resync() periodically) */
 export function createPodRuntimeHelper(opts: CreatePodRuntimeHelperOptions): { helper: PodRuntimeHelper; volumes: VolumeManager } {
   const { client, rootDir, logger, ...rest } = opts;
-  const sources = apiObjectSources(client);
+  const sources = client ? apiObjectSources(client) : standaloneObjectSources();
   const volumes = new VolumeManager({
     rootDir,
     sources,

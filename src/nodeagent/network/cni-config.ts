@@ -4,27 +4,37 @@
  * plugin picks it up from there), as kube's kubenet did for the docker runtime. A configuration
  * somebody else put there (a CNI add-on) wins: the agent then writes nothing.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
 /** the file the agent owns in --cni-conf-dir; sorts first, as runtimes take the first by name */
 export const CNI_CONFIG_FILE = '10-ballast.conflist';
-/** the bridge's name on the host */
-export const CNI_BRIDGE = 'ballast0';
+/**
+ * The bridge's name on the host, and the network's (host-local keeps its address store under
+ * /var/lib/cni/networks/<network>): both follow the pod CIDR, so agents of different nodes sharing
+ * one host (tests, several `ballast all` data dirs) never put two ranges on one bridge or store.
+ * Linux bridge names have at most 15 characters.
+ */
+export function cniNames(podCIDR: string): { bridge: string; network: string } {
+  const tag = crypto.createHash('sha256').update(podCIDR).digest('hex').slice(0, 6);
+  return { bridge: `ballast${tag}`, network: `ballast-${tag}` };
+}
 /** containerd's own default pod range, for a node that has no pod CIDR */
 export const DEFAULT_POD_CIDR = '10.88.0.0/16';
 
 export function cniConfigList(podCIDR: string, mtu = 0): Record<string, unknown> {
+  const names = cniNames(podCIDR);
   const bridge: Record<string, unknown> = {
     type: 'bridge',
-    bridge: CNI_BRIDGE,
+    bridge: names.bridge,
     isGateway: true,
     ipMasq: true,
     hairpinMode: true,
     ipam: { type: 'host-local', ranges: [[{ subnet: podCIDR }]], routes: [{ dst: podCIDR.includes(':') ? '::/0' : '0.0.0.0/0' }] },
   };
   if (mtu > 0) bridge.mtu = mtu;
-  return { cniVersion: '0.4.0', name: 'ballast', plugins: [bridge, { type: 'portmap', capabilities: { portMappings: true } }] };
+  return { cniVersion: '0.4.0', name: names.network, plugins: [bridge, { type: 'portmap', capabilities: { portMappings: true } }] };
 }
 
 /**

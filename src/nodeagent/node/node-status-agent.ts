@@ -102,6 +102,11 @@ export interface NodeStatusAgentOptions {
   runtimeSyncPeriodMs?: number;
   /** the first registration back-off delay (default 100 ms, doubling to 7 s) */
   registrationBackoffMs?: number;
+  /**
+   * the pressure conditions to report (the eviction manager's: kubelet's IsUnderMemoryPressure and
+   * the like). Without it they come from the host's measurements against the hard thresholds.
+   */
+  pressureConditions?: () => ReadonlySet<PressureCondition>;
 }
 
 type Resolved = Required<Omit<NodeStatusConfig, 'nodeIP' | 'podCIDR' | 'kubeReserved' | 'systemReserved' | 'nodeLabels' | 'registerWithTaints'>> & NodeStatusConfig;
@@ -360,10 +365,9 @@ export class NodeStatusAgent {
     }
     setDaemonEndpoints(node, this.#config.port);
     if (imageList) setImages(node, imageList, this.#config.nodeStatusMaxImages);
-    if (measurements) {
-      this.#measurements = measurements;
-      this.#underPressure = this.#pressure.update(thresholdsMet(this.#thresholds, observe(measurements)), measurements.time);
-    }
+    if (measurements) this.#measurements = measurements;
+    if (this.#opts.pressureConditions) this.#underPressure = new Set(this.#opts.pressureConditions());
+    else if (measurements) this.#underPressure = this.#pressure.update(thresholdsMet(this.#thresholds, observe(measurements)), measurements.time);
     setPressureCondition(node, 'MemoryPressure', this.#underPressure.has('MemoryPressure'), now, this.#record);
     setPressureCondition(node, 'DiskPressure', this.#underPressure.has('DiskPressure'), now, this.#record);
     setPressureCondition(node, 'PIDPressure', this.#underPressure.has('PIDPressure'), now, this.#record);

@@ -93,3 +93,8 @@ function insufficient(resource: string, requested: number, used: number, capacit
 function predicate(name: string): AdmitResult {
   return { admit: false, reason: name, message: `Predicate ${name} failed` };
 }
+
+/** an admission check besides the node's own (kubelet's PodAdmitHandler: the eviction manager is one) */
+export interface PodAdmitHandler {
+  admit(pod: Pod): AdmitResult;
+}

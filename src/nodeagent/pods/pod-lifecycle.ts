@@ -13,7 +13,7 @@ import { RESOURCES } from '../../client/resources';
 import type { RestClient } from '../../client/rest-client';
 import type { KubeObject } from '../../client/types';
 import type { ContainerRuntime, Pod, PodRuntimeStatus, PullSecret, RunningPod } from '../types';
-import { canAdmitPod } from './admission';
+import { canAdmitPod, type PodAdmitHandler } from './admission';
 import { isMirrorPod, isStaticPod, type PodSource, podUid } from './annotations';
 import { type ApiPodStatus, generateApiPodStatus, type StartFailure } from './api-status';
 import { MirrorPods } from './mirror-pods';
@@ -63,7 +63,8 @@ export interface PodLifecycleConfig {
 }
 
 export interface PodLifecycleOptions {
-  client: RestClient;
+  /** absent in the standalone mode: no API pod source, no mirror pods, statuses not written */
+  client?: RestClient;
   nodeName: string;
   runtime: ContainerRuntime;
   volumes: VolumeHooks;
@@ -72,6 +73,8 @@ export interface PodLifecycleOptions {
   config: PodLifecycleConfig;
   clock?: { now(): number };
   logger: Logger;
+  /** admit handlers asked before the node's own checks (kubelet's: the eviction manager's first) */
+  admitHandlers?: readonly PodAdmitHandler[];
 }
 
 export class PodLifecycle {
@@ -83,10 +86,12 @@ export class PodLifecycle {
   readonly #config: PodConfig;
   readonly #workers: PodWorkers;
   readonly #pleg: Pleg;
-  readonly #mirrors: MirrorPods;
+  readonly #mirrors: MirrorPods | undefined;
   readonly #sources: { start(): void; stop(): void | Promise<void> }[] = [];
   /** pods refused at admission: never run */
   readonly #rejected = new Set<string>();
+  /** pods the eviction manager evicted: their Failed status with its reason and message */
+  readonly #evicted = new Map<string, { reason: string; message: string }>();
   /** container start failures per pod (kubelet's ReasonCache) */
   readonly #failures = new Map<string, Map<string, StartFailure>>();
   readonly #mounted = new Set<string>();
@@ -100,11 +105,11 @@ export class PodLifecycle {
     this.#opts = opts;
     this.#now = opts.clock ? () => opts.clock!.now() : Date.now;
     const cfg = opts.config;
-    const sources: PodSource[] = ['api'];
+    const sources: PodSource[] = opts.client ? ['api'] : [];
     if (cfg.podManifestPath) sources.push('file');
     if (cfg.manifestUrl) sources.push('http');
     this.#config = new PodConfig({ sources, now: this.#now, onUpdate: (u) => this.#enqueue(u) });
-    this.#mirrors = new MirrorPods(opts.client, opts.nodeName);
+    this.#mirrors = opts.client && new MirrorPods(opts.client, opts.nodeName);
     this.statusManager = new StatusManager({
       client: opts.client,
       logger: opts.logger,
@@ -130,7 +135,7 @@ export class PodLifecycle {
       onEvent: (e) => this.#onPlegEvent(e),
     });
     opts.probes.onUpdate((uid) => this.#dispatchSync(uid));
-    this.#sources.push(new ApiSource({ client: opts.client, nodeName: opts.nodeName, logger: opts.logger, set: (pods) => this.#config.set('api', pods) }));
+    if (opts.client) this.#sources.push(new ApiSource({ client: opts.client, nodeName: opts.nodeName, logger: opts.logger, set: (pods) => this.#config.set('api', pods) }));
     if (cfg.podManifestPath) {
       this.#sources.push(new FileSource({ path: cfg.podManifestPath, nodeName: opts.nodeName, everyMs: cfg.fileCheckFrequencyMs, logger: opts.logger, set: (pods) => this.#config.set('file', pods) }));
     }
@@ -229,7 +234,8 @@ export class PodLifecycle {
       const active = this.activePods().filter((p) => podUid(p) !== uid);
       this.podManager.addOrUpdate(pod);
       if (!this.#isTerminated(pod)) {
-        const verdict = canAdmitPod(pod, active, node, this.#opts.config.maxPods);
+        const handler = (this.#opts.admitHandlers ?? []).map((h) => h.admit(pod)).find((v) => !v.admit);
+        const verdict = handler ?? canAdmitPod(pod, active, node, this.#opts.config.maxPods);
         if (!verdict.admit) {
           this.#reject(pod, verdict.reason ?? 'UnknownReason', verdict.message ?? '');
           continue;
@@ -248,6 +254,21 @@ export class PodLifecycle {
     const old = pod.status as Partial<ApiPodStatus> | undefined;
     const status: ApiPodStatus = { phase: 'Failed', reason, message: `Pod ${message}`, conditions: [], containerStatuses: [], qosClass: old?.qosClass ?? '' };
     this.statusManager.set(pod, status);
+  }
+
+  /**
+   * Kills a pod now with the given grace period and gives it phase Failed with the reason and
+   * message (kubelet's killPodNow as the eviction manager uses it); resolves once the kill is done.
+   */
+  async evictPod(pod: Pod, status: { reason: string; message: string }, gracePeriodSeconds: number): Promise<void> {
+    const uid = podUid(pod);
+    this.#evicted.set(uid, { reason: status.reason, message: status.message });
+    const current = this.statusManager.get(uid) ?? (pod.status as ApiPodStatus | undefined);
+    this.statusManager.set(pod, { ...(current ?? { conditions: [], containerStatuses: [], qosClass: '' }), phase: 'Failed', reason: status.reason, message: status.message });
+    this.#workers.dispatch(uid, { kind: 'kill', gracePeriodSeconds });
+    // the kill is done when the pod's worker is idle again (kubelet waits up to the grace period and then some)
+    const deadline = this.#now() + (gracePeriodSeconds + 30) * 1000;
+    while (this.#workers.isBusy(uid) && this.#now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   #mirrorChanged(mirror: Pod): void {
@@ -307,6 +328,13 @@ export class PodLifecycle {
   }
 
   #generate(pod: Pod, runtime: PodRuntimeStatus): ApiPodStatus {
+    const uid = podUid(pod);
+    const evicted = this.#evicted.get(uid);
+    if (evicted) return { ...this.#generateFromRuntime(pod, runtime), phase: 'Failed', ...evicted };
+    return this.#generateFromRuntime(pod, runtime);
+  }
+
+  #generateFromRuntime(pod: Pod, runtime: PodRuntimeStatus): ApiPodStatus {
     const uid = podUid(pod);
     return generateApiPodStatus({
       pod,
@@ -370,14 +398,16 @@ export class PodLifecycle {
 
   /** kubelet's static pod branch of syncPod: a mirror pod that matches this version of the pod */
   async #syncMirror(pod: Pod): Promise<void> {
+    const mirrors = this.#mirrors;
+    if (!mirrors) return;
     let mirror = this.podManager.mirrorOf(pod);
     try {
       if (mirror && (mirror.metadata?.deletionTimestamp || !isMirrorPodOf(mirror, pod))) {
         this.#opts.logger.info({ pod: pod.metadata?.name }, 'deleting an outdated mirror pod');
-        await this.#mirrors.delete(mirror.metadata?.namespace ?? '', mirror.metadata?.name ?? '', podUid(mirror));
+        await mirrors.delete(mirror.metadata?.namespace ?? '', mirror.metadata?.name ?? '', podUid(mirror));
         mirror = undefined;
       }
-      if (!mirror) await this.#mirrors.create(pod);
+      if (!mirror) await mirrors.create(pod);
     } catch (err) {
       this.#opts.logger.warn({ pod: pod.metadata?.name, err: (err as Error).message }, 'cannot create the mirror pod');
     }
@@ -386,9 +416,10 @@ export class PodLifecycle {
   async #pullSecrets(pod: Pod): Promise<PullSecret[]> {
     const refs = ((pod.spec as { imagePullSecrets?: { name?: string }[] } | undefined)?.imagePullSecrets ?? []).filter((r) => r.name);
     const out: PullSecret[] = [];
-    for (const ref of refs) {
+    const client = this.#opts.client;
+    for (const ref of client ? refs : []) {
       try {
-        const secret = await this.#opts.client.get(RESOURCES.secrets, pod.metadata?.namespace, ref.name!);
+        const secret = await client!.get(RESOURCES.secrets, pod.metadata?.namespace, ref.name!);
         const data = (secret as { data?: Record<string, string> }).data ?? {};
         out.push({ name: ref.name!, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64')])) });
       } catch (err) {
@@ -442,6 +473,7 @@ export class PodLifecycle {
   }
 
   async #node(): Promise<KubeObject | undefined> {
+    if (!this.#opts.client) return undefined;
     try {
       return await this.#opts.client.get(RESOURCES.nodes, undefined, this.#opts.nodeName);
     } catch (err) {
@@ -467,10 +499,11 @@ export class PodLifecycle {
     }
     for (const mirror of this.podManager.orphanedMirrorPods()) {
       this.#opts.logger.info({ pod: mirror.metadata?.name }, 'deleting a mirror pod whose static pod is gone');
-      await this.#mirrors.delete(mirror.metadata?.namespace ?? '', mirror.metadata?.name ?? '', podUid(mirror));
+      await this.#mirrors?.delete(mirror.metadata?.namespace ?? '', mirror.metadata?.name ?? '', podUid(mirror));
     }
     this.statusManager.removeOrphans(wanted);
     for (const uid of this.#rejected) if (!wanted.has(uid)) this.#rejected.delete(uid);
+    for (const uid of this.#evicted.keys()) if (!wanted.has(uid)) this.#evicted.delete(uid);
     for (const uid of this.#failures.keys()) if (!wanted.has(uid) && !this.#workers.isBusy(uid)) this.#failures.delete(uid);
   }
 }

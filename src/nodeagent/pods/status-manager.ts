@@ -21,7 +21,8 @@ interface Entry {
 }
 
 export interface StatusManagerOptions {
-  client: RestClient;
+  /** absent in the standalone mode: statuses are kept here only (kubelet's nil kubeClient) */
+  client?: RestClient;
   logger: Logger;
   now: () => number;
   /** the batch period (kubelet: 10 s) */
@@ -47,6 +48,7 @@ export class StatusManager {
   }
 
   start(): void {
+    if (!this.#opts.client) return;
     this.#timer = setInterval(() => this.#syncBatch(), this.#opts.syncPeriodMs);
   }
 
@@ -101,6 +103,7 @@ export class StatusManager {
 
   /** write a pod's status now (and again after, when a write is under way) */
   #syncSoon(uid: string): void {
+    if (!this.#opts.client) return;
     if (this.#syncing.has(uid)) {
       this.#again.add(uid);
       return;
@@ -127,7 +130,8 @@ export class StatusManager {
   async #sync(uid: string): Promise<void> {
     const entry = this.#statuses.get(uid);
     if (!entry) return;
-    const { client, logger } = this.#opts;
+    const { logger } = this.#opts;
+    const client = this.#opts.client!;
     let pod: Pod;
     try {
       pod = await client.get<Pod>(RESOURCES.pods, entry.namespace, entry.name);

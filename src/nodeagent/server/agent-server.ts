@@ -18,6 +18,7 @@ import type { Pod, RunningPod, RuntimeService } from '../types';
 import { AgentAuth, type AgentAuthenticationConfig, type AgentAuthorizationConfig } from './auth';
 import { LogRequestError, runtimeLogSource, serveContainerLogs, type LogSource } from './container-logs';
 import { agentServingCertificate } from './serving-cert';
+import type { ServingCertificateSource } from '../certificate/serving-certificate';
 import { cpuAndMemoryOnly, resourceMetricsText, type StatsProvider } from './stats';
 import { StreamError, parseStreamRequest, proxyUpgrade, statusBody, streamingUrl, writeRawResponse, writeRawStatus } from './streaming';
 import { healthReport } from '../../controllers/serving';
@@ -40,7 +41,17 @@ export interface AgentServerOptions {
   /** --healthz-bind-address, --healthz-port (127.0.0.1:10248); port 0 turns it off, -1 picks any (tests) */
   healthzBindAddress: string;
   healthzPort: number;
-  tls: { certFile?: string; privateKeyFile?: string; certDir: string; hostname: string; nodeIps?: string[]; minVersion?: 'TLSv1.2' | 'TLSv1.3'; cipherSuites?: string[] };
+  tls: {
+    certFile?: string;
+    privateKeyFile?: string;
+    certDir: string;
+    hostname: string;
+    nodeIps?: string[];
+    minVersion?: 'TLSv1.2' | 'TLSv1.3';
+    cipherSuites?: string[];
+    /** a certificate that changes over time (serverTLSBootstrap), in place of the files and the self-signed pair */
+    certificates?: ServingCertificateSource;
+  };
   /** clientCAFile is read here; the webhook needs `client` */
   authentication: Omit<AgentAuthenticationConfig, 'clientCa'> & { clientCAFile?: string };
   authorization: AgentAuthorizationConfig;
@@ -270,7 +281,9 @@ async function listen(server: http.Server, port: number, address: string): Promi
 export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
   const clientCa = o.authentication.clientCAFile ? fs.readFileSync(o.authentication.clientCAFile, 'utf8') : undefined;
   const auth = new AgentAuth({ authentication: { ...o.authentication, clientCa }, authorization: o.authorization, client: o.client, nodeName: o.nodeName });
-  const cert = agentServingCertificate({ tlsCertFile: o.tls.certFile, tlsPrivateKeyFile: o.tls.privateKeyFile, certDir: o.tls.certDir, hostname: o.tls.hostname, nodeIps: o.tls.nodeIps });
+  const cert = o.tls.certificates
+    ? (o.tls.certificates.current() ?? { cert: undefined, key: undefined })
+    : agentServingCertificate({ tlsCertFile: o.tls.certFile, tlsPrivateKeyFile: o.tls.privateKeyFile, certDir: o.tls.certDir, hostname: o.tls.hostname, nodeIps: o.tls.nodeIps });
   const routes = new Routes(o);
   const log = o.logger;
 
@@ -293,6 +306,8 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       await handler(req, res, url);
     })().catch((err: unknown) => fail(req, res, err));
   });
+  // without a pair yet, handshakes fail until one comes (kubelet: "no serving certificate available")
+  o.tls.certificates?.onChange((pair) => main.setSecureContext({ ...tlsOptions, cert: pair.cert, key: pair.key }));
   const upgraded = new Set<Duplex>();
   main.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     upgraded.add(socket);
@@ -346,7 +361,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     port,
     readOnlyPort,
     healthzPort,
-    certificate: cert.cert,
+    certificate: cert.cert ?? '',
     async close() {
       for (const s of upgraded) s.destroy();
       await Promise.all(

@@ -65,6 +65,8 @@ export function csrKind(version: CsrVersion): KindDefinition {
     resource: 'certificatesigningrequests',
     singular: 'certificatesigningrequest',
     namespaced: false,
+    // kube's ValidateCertificateRequestName accepts any name: kubelet's node-csr-<base64url> has capitals and '_'
+    nameValidation: 'pathSegment',
     shortNames: ['csr'],
     categories: [],
     storage: { group: GROUP, resource: 'certificatesigningrequests' },

@@ -23,10 +23,13 @@
  *   SIGTERM, then SIGKILL after the timeout). Records are JSON files (state.ts), so a restarted agent
  *   finds its containers and their processes (liveness by `kill(pid, 0)`; pid reuse after a reboot is
  *   not detected: a reboot's stale records are for the GC to remove).
- * - Exec, attach and port-forward need a streaming server, which this runtime does not have yet: they
- *   fail with Unimplemented. ExecSync (probes, kubectl exec without a terminal later) works.
+ * - Exec, attach and port-forward go through a streaming server of its own (src/nodeagent/streaming,
+ *   on 127.0.0.1 at a free port, started on first use; process-streaming.ts runs what it serves):
+ *   exec runs the command as ExecSync does, under a pseudo-terminal from util-linux's `script` when
+ *   a tty is asked; attach joins the shim's stdio; port-forward connects to 127.0.0.1:<port>.
  */
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +49,8 @@ import type { PodSandboxFilter } from '../../cri/generated/runtime/v1/PodSandbox
 import type { PodSandboxStatusResponse__Output } from '../../cri/generated/runtime/v1/PodSandboxStatusResponse';
 import type { StatusResponse__Output } from '../../cri/generated/runtime/v1/StatusResponse';
 import type { VersionResponse__Output } from '../../cri/generated/runtime/v1/VersionResponse';
+import { StreamingRequestError, StreamingServer } from '../../streaming';
+import { ProcessStreamingBackend, findScript } from './process-streaming';
 import { SHIM_SOURCE } from './shim-source';
 import { loadRecords, newId, notFound, nowNs, processAlive, readJsonFile, writeJsonFile, type ContainerRecord, type SandboxRecord } from './state';
 
@@ -64,6 +69,8 @@ export interface ProcessRuntimeOptions {
   hostIP?: string;
   /** log lines longer than this are written as partial (P) records; 16 KiB when absent */
   maxLogLineBytes?: number;
+  /** where the streaming server listens (exec, attach, port-forward); 127.0.0.1 when absent */
+  streamingHost?: string;
 }
 
 const ORDER_SANDBOX = ['SANDBOX_READY', 'SANDBOX_NOTREADY'] as const;
@@ -113,11 +120,15 @@ export class ProcessRuntimeService implements RuntimeService {
   readonly #maxLogLineBytes: number;
   readonly #sandboxes = new Map<string, SandboxRecord>();
   readonly #containers = new Map<string, ContainerRecord>();
+  readonly #streamingHost: string;
+  #streaming: Promise<StreamingServer> | undefined;
+  #streamingBackend: ProcessStreamingBackend | undefined;
 
   constructor(options: ProcessRuntimeOptions) {
     this.#stateDir = path.resolve(options.stateDir);
     this.#hostIP = options.hostIP ?? defaultHostIP();
     this.#maxLogLineBytes = options.maxLogLineBytes ?? DEFAULT_MAX_LOG_LINE_BYTES;
+    this.#streamingHost = options.streamingHost ?? '127.0.0.1';
     fs.mkdirSync(this.#sandboxDir(''), { recursive: true });
     fs.mkdirSync(this.#containerDir(''), { recursive: true });
     for (const sandbox of loadRecords<SandboxRecord>(this.#sandboxDir(''), 'sandbox.json')) this.#sandboxes.set(sandbox.id, sandbox);
@@ -229,6 +240,9 @@ export class ProcessRuntimeService implements RuntimeService {
       workingDir: config.workingDir ?? '',
       envs: (config.envs ?? []).map((e) => ({ key: e.key ?? '', value: e.value ?? '' })),
       mounts: (config.mounts ?? []).map((m) => ({ containerPath: m.containerPath ?? '', hostPath: m.hostPath ?? '', readonly: m.readonly ?? false })),
+      stdin: config.stdin ?? false,
+      stdinOnce: config.stdinOnce ?? false,
+      tty: config.tty ?? false,
       labels: { ...config.labels },
       annotations: { ...config.annotations },
       logPath: configLogPath !== '' && sandbox.logDirectory !== '' ? path.join(sandbox.logDirectory, configLogPath) : '',
@@ -270,7 +284,13 @@ export class ProcessRuntimeService implements RuntimeService {
       cwd: this.#workingDir(container),
       logPath: container.logPath === '' ? '/dev/null' : container.logPath,
       maxLineBytes: this.#maxLogLineBytes,
-    });
+      stdin: container.stdin ?? false,
+      stdinOnce: container.stdinOnce ?? false,
+      tty: container.tty ?? false,
+      script: container.tty ? (findScript() ?? '') : '',
+      attachName: `\0ballast-process-shim-${containerId}`,
+      attachSecret: crypto.randomBytes(24).toString('base64url'),
+    }, 0o600);
     const shim = spawn(process.execPath, ['-e', SHIM_SOURCE, dir], {
       detached: true,
       stdio: 'ignore',
@@ -304,6 +324,7 @@ export class ProcessRuntimeService implements RuntimeService {
   /** SIGTERM to the command's process group, SIGKILL after `timeoutSeconds` (0: at once); no-op when not running */
   async stopContainer(containerId: string, timeoutSeconds: number): Promise<void> {
     const container = this.#container('StopContainer', containerId);
+    this.#streamingBackend?.killExecs(containerId);
     this.#refresh(container);
     if (container.state !== 'CONTAINER_RUNNING') return;
     if (timeoutSeconds > 0) {
@@ -433,24 +454,73 @@ export class ProcessRuntimeService implements RuntimeService {
     });
   }
 
-  async exec(_request: ExecRequest): Promise<string> {
-    throw this.#noStreaming('Exec');
+  /** the streaming server's exec URL (started on first use); the container must be running */
+  async exec(request: ExecRequest): Promise<string> {
+    const containerId = request.containerId ?? '';
+    this.#runningContainer('Exec', containerId);
+    const server = await this.#streamingServer();
+    return this.#streamingCall('Exec', () =>
+      server.getExec({ containerId, cmd: request.cmd ?? [], tty: request.tty ?? false, stdin: request.stdin ?? false, stdout: request.stdout ?? false, stderr: request.stderr ?? false }),
+    );
   }
 
-  async attach(_request: AttachRequest): Promise<string> {
-    throw this.#noStreaming('Attach');
+  async attach(request: AttachRequest): Promise<string> {
+    const containerId = request.containerId ?? '';
+    this.#runningContainer('Attach', containerId);
+    const server = await this.#streamingServer();
+    return this.#streamingCall('Attach', () =>
+      server.getAttach({ containerId, tty: request.tty ?? false, stdin: request.stdin ?? false, stdout: request.stdout ?? false, stderr: request.stderr ?? false }),
+    );
   }
 
-  async portForward(_podSandboxId: string, _ports: number[]): Promise<string> {
-    throw this.#noStreaming('PortForward');
+  async portForward(podSandboxId: string, ports: number[]): Promise<string> {
+    const sandbox = this.#sandbox('PortForward', podSandboxId);
+    if (sandbox.state !== 'SANDBOX_READY') throw new CriError('RuntimeService/PortForward', GrpcStatus.UNKNOWN, `sandbox ${podSandboxId} is not running`);
+    const server = await this.#streamingServer();
+    return this.#streamingCall('PortForward', () => server.getPortForward({ podSandboxId, ports }));
   }
 
+  /** stops the streaming server (the shims and their commands run on) */
   close(): void {
-    // nothing held: the shims run on their own
+    void this.#streaming?.then((server) => server.close()).catch(() => {});
   }
 
-  #noStreaming(call: string): CriError {
-    return new CriError(`RuntimeService/${call}`, GrpcStatus.UNIMPLEMENTED, `the process runtime has no streaming server: ${call.toLowerCase()} is not available`);
+  #streamingServer(): Promise<StreamingServer> {
+    if (this.#streaming === undefined) {
+      const backend = (this.#streamingBackend = new ProcessStreamingBackend({
+        execContext: (containerId) => {
+          const container = this.#runningContainer('Exec', containerId);
+          const sandbox = this.#sandbox('Exec', container.podSandboxId);
+          return { env: this.#env(container, sandbox), cwd: this.#workingDir(container), dir: this.#containerDir(containerId) };
+        },
+        sandboxNames: (podSandboxId) => {
+          const sandbox = this.#sandboxes.get(podSandboxId);
+          return { name: sandbox?.name ?? podSandboxId, uid: sandbox?.uid ?? '' };
+        },
+      }));
+      const server = new StreamingServer({ backend, host: this.#streamingHost });
+      const starting = server.start().then(() => server);
+      starting.catch(() => (this.#streaming = undefined));
+      this.#streaming = starting;
+    }
+    return this.#streaming;
+  }
+
+  #streamingCall(call: string, get: () => string): string {
+    try {
+      return get();
+    } catch (err) {
+      const code = err instanceof StreamingRequestError ? GrpcStatus.INVALID_ARGUMENT : GrpcStatus.UNKNOWN;
+      throw new CriError(`RuntimeService/${call}`, code, (err as Error).message);
+    }
+  }
+
+  /** the container, refreshed; a CriError (containerd's words) when it is not running */
+  #runningContainer(call: string, containerId: string): ContainerRecord {
+    const container = this.#container(call, containerId);
+    this.#refresh(container);
+    if (container.state !== 'CONTAINER_RUNNING') throw new CriError(`RuntimeService/${call}`, GrpcStatus.UNKNOWN, `container is in ${container.state} state`);
+    return container;
   }
 
   /** brings a running container's record up to date from its shim's files */

@@ -45,6 +45,10 @@ export interface ContainerRecord {
   workingDir: string;
   envs: { key: string; value: string }[];
   mounts: MountRecord[];
+  /** the config's stdin, stdinOnce and tty (absent in records of older agents) */
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
   labels: Record<string, string>;
   annotations: Record<string, string>;
   /** absolute (the sandbox's log directory joined with the config's logPath), '' when none */
@@ -73,9 +77,10 @@ export function newId(): string {
   return crypto.randomBytes(32).toString('hex');
 }
 
-export function writeJsonFile(file: string, value: unknown): void {
+/** `mode` for files other users must not read (a container's spec holds its environment) */
+export function writeJsonFile(file: string, value: unknown, mode = 0o644): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 1));
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(value, null, 1), { mode });
   fs.renameSync(`${file}.tmp`, file);
 }
 
