@@ -20,7 +20,7 @@ import { installWorkQueueMetrics } from '../client/workqueue-metrics';
 import { DEFAULT_FEATURE_GATES, type FeatureGates } from '../options/feature-gates';
 import { DelegatedAuth } from './delegated-auth';
 import { CONTROLLERS } from './index';
-import { KNOWN_CONTROLLERS, controllerEnabled } from './names';
+import { CONTROLLER_SERVICE_ACCOUNTS, KNOWN_CONTROLLERS, controllerEnabled } from './names';
 import { runControllers } from './run';
 import { ControllerManagerServer, servingCertificate, type HealthCheck } from './serving';
 import type { ControllerDefinition } from './types';
@@ -90,7 +90,8 @@ function cloudSkipLine(name: string): string {
 }
 
 /**
- * kube's SAControllerClientBuilder: each controller acts as kube-system/<name>-controller. The
+ * kube's SAControllerClientBuilder: each controller acts as its kube-system service account
+ * (CONTROLLER_SERVICE_ACCOUNTS: kube's names, bound to the system:controller:* roles). The
  * account is created when missing and a TokenRequest token is fetched, then refreshed at 80% of
  * its life (the client reads the config's token on each request).
  */
@@ -110,12 +111,20 @@ export class ServiceAccountCredentials {
 
   /** make the accounts and first tokens of these controllers, then keep the tokens fresh until the signal aborts */
   async prepare(names: readonly string[], signal: AbortSignal): Promise<void> {
+    // controllers sharing an account (the certificate and node controllers) share its client
+    const byAccount = new Map<string, RestClient>();
     for (const name of names) {
-      const account = `${name}-controller`;
-      const { token, expiresAt } = await this.#token(account);
-      const config: ClientConfig = { server: this.#base.server, ca: this.#base.ca, insecureSkipTlsVerify: this.#base.insecureSkipTlsVerify, tlsServerName: this.#base.tlsServerName, token, userAgent: userAgent(account) };
-      this.clients.set(name, new RestClient(config, this.#opts));
-      void this.#refresh(account, config, expiresAt, signal);
+      const account = CONTROLLER_SERVICE_ACCOUNTS.get(name);
+      if (!account) continue; // the manager's own credentials
+      let client = byAccount.get(account);
+      if (!client) {
+        const { token, expiresAt } = await this.#token(account);
+        const config: ClientConfig = { server: this.#base.server, ca: this.#base.ca, insecureSkipTlsVerify: this.#base.insecureSkipTlsVerify, tlsServerName: this.#base.tlsServerName, token, userAgent: userAgent(account) };
+        client = new RestClient(config, this.#opts);
+        byAccount.set(account, client);
+        void this.#refresh(account, config, expiresAt, signal);
+      }
+      this.clients.set(name, client);
     }
   }
 
@@ -150,7 +159,7 @@ export class ServiceAccountCredentials {
   }
 
   close(): void {
-    for (const c of this.clients.values()) c.close();
+    for (const c of new Set(this.clients.values())) c.close();
   }
 }
 

@@ -33,3 +33,49 @@ export function controllerEnabled(name: string, values: readonly string[]): bool
   }
   return star && !DISABLED_BY_DEFAULT.includes(name);
 }
+
+/**
+ * The service account each controller acts as under --use-service-account-credentials (kube's
+ * ClientBuilder names, which the bootstrap policy's system:controller:* roles are bound to). The
+ * service account token controller is absent: it mints the others' tokens, so it uses the
+ * controller manager's own credentials, as in kube.
+ */
+export const CONTROLLER_SERVICE_ACCOUNTS: ReadonlyMap<string, string> = new Map([
+  ['attachdetach', 'attachdetach-controller'],
+  ['bootstrapsigner', 'bootstrap-signer'],
+  ['cloud-node-lifecycle', 'cloud-node-lifecycle-controller'],
+  ['clusterrole-aggregation', 'clusterrole-aggregation-controller'],
+  ['cronjob', 'cronjob-controller'],
+  ['csrapproving', 'certificate-controller'],
+  ['csrcleaner', 'certificate-controller'],
+  ['csrsigning', 'certificate-controller'],
+  ['daemonset', 'daemon-set-controller'],
+  ['deployment', 'deployment-controller'],
+  ['disruption', 'disruption-controller'],
+  ['endpoint', 'endpoint-controller'],
+  ['endpointslice', 'endpointslice-controller'],
+  ['endpointslicemirroring', 'endpointslicemirroring-controller'],
+  ['ephemeral-volume', 'ephemeral-volume-controller'],
+  ['garbagecollector', 'generic-garbage-collector'],
+  ['horizontalpodautoscaling', 'horizontal-pod-autoscaler'],
+  ['job', 'job-controller'],
+  ['namespace', 'namespace-controller'],
+  ['nodeipam', 'node-controller'],
+  ['nodelifecycle', 'node-controller'],
+  ['persistentvolume-binder', 'persistent-volume-binder'],
+  ['persistentvolume-expander', 'expand-controller'],
+  ['podgc', 'pod-garbage-collector'],
+  ['pv-protection', 'pv-protection-controller'],
+  ['pvc-protection', 'pvc-protection-controller'],
+  ['replicaset', 'replicaset-controller'],
+  ['replicationcontroller', 'replication-controller'],
+  ['resourcequota', 'resourcequota-controller'],
+  ['root-ca-cert-publisher', 'root-ca-cert-publisher'],
+  ['route', 'route-controller'],
+  ['service', 'service-controller'],
+  ['serviceaccount', 'service-account-controller'],
+  ['statefulset', 'statefulset-controller'],
+  ['tokencleaner', 'token-cleaner'],
+  ['ttl', 'ttl-controller'],
+  ['ttl-after-finished', 'ttl-after-finished-controller'],
+]);
