@@ -1,5 +1,6 @@
 # Ballast: the two commands of the README are `make run` and `make test`.
-#   make run   install dependencies, build, and start the API server (embedded SQLite) in the foreground;
+#   make run   install dependencies, build, and start a single-node cluster (`ballast all`: API server
+#              on embedded SQLite, controller manager, scheduler, node agent) in the foreground;
 #              extra flags: make run ARGS="--secure-port 7443 --data-dir /tmp/ballast"
 #   make test  build, install test tools (kubectl 1.20 under .tools/), run every test;
 #              the last line of output is `N passed, N failed`
@@ -34,8 +35,12 @@ build: deps
 # get only what system:public-info-viewer grants (health and version), NodeRestriction admission;
 # the admin kubeconfig is in system:masters. test/e2e/make-run-defaults.test.ts starts a server with exactly these flags.
 RUN_FLAGS := --bind-address 127.0.0.1 --authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction
+# `ballast all`'s own: with the containerd Ballast starts, images made from the host's static busybox
+# (ballast.local/busybox:<version> and the sandbox image), so the README's walk-through works on a
+# machine that reaches no registry; ignored with a warning where they cannot be made
+ALL_FLAGS := --offline-images
 run: build
-	node dist/src/cli/main.js apiserver $(RUN_FLAGS) $(ARGS)
+	node dist/src/cli/main.js all $(RUN_FLAGS) $(ALL_FLAGS) $(ARGS)
 
 test-deps:
 	bash scripts/install-test-deps.sh

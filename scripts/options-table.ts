@@ -14,6 +14,7 @@ import { apiServerOptionGroups } from '../src/options/apiserver';
 import { controllerManagerOptionGroups } from '../src/options/controller-manager';
 import { schedulerOptionGroups } from '../src/options/scheduler';
 import { nodeAgentOptionGroups } from '../src/options/nodeagent';
+import { allOnlyOptions } from '../src/options/all';
 import type { OptionGroup, OptionSpec } from '../src/options/types';
 
 export const BEGIN_MARKER = '<!-- options:begin -->';
@@ -25,6 +26,7 @@ export const SECTIONS: readonly { begin: string; end: string; groups: readonly O
   { begin: BEGIN_MARKER, end: END_MARKER, groups: apiServerOptionGroups },
   { begin: '<!-- options:controller-manager:begin -->', end: '<!-- options:controller-manager:end -->', groups: controllerManagerOptionGroups },
   { begin: '<!-- options:scheduler:begin -->', end: '<!-- options:scheduler:end -->', groups: schedulerOptionGroups },
+  { begin: '<!-- options:all:begin -->', end: '<!-- options:all:end -->', groups: [allOnlyOptions] },
   { begin: '<!-- options:nodeagent:begin -->', end: '<!-- options:nodeagent:end -->', groups: nodeAgentOptionGroups },
 ];
 

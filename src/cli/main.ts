@@ -1,10 +1,10 @@
 #!/usr/bin/env node
+import { allCommand } from './all';
 import { apiServerCommand } from './apiserver';
 import { benchCommand } from './bench';
 import { controllerManagerCommand } from './controller-manager';
 import { schedulerCommand } from './scheduler';
 import { nodeAgentCommand } from './nodeagent';
-import { notImplementedCommand } from './not-implemented';
 import { processIo } from './io';
 import { ballastVersion } from '../server/version';
 import type { CliIo, Command, CommandResult } from './io';
@@ -16,7 +16,7 @@ export const COMMANDS: readonly Command[] = Object.freeze([
   controllerManagerCommand,
   schedulerCommand,
   nodeAgentCommand,
-  notImplementedCommand('all', 'run every component in one process'),
+  allCommand,
 ]);
 
 function rootHelp(): string {

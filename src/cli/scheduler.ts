@@ -43,15 +43,9 @@ async function run(config: SchedulerConfig, io: CliIo): Promise<number> {
   return runUntilSignalled(logger, io, 'scheduler', async (signal) => {
     // loaded here so --help and flag errors never load the client stack
     const { runScheduler } = require('../scheduler/run') as typeof import('../scheduler/run');
-    const { loadPolicyConfigMap } = require('../scheduler/config') as typeof import('../scheduler/config');
-    const source = config.algorithmSource;
-    const fromConfigMap = 'policy' in source && 'configMap' in source.policy;
+    const { schedulerRunConfig } = require('../scheduler/run-config') as typeof import('../scheduler/run-config');
     return runScheduler({
-      config: {
-        ...config,
-        insecureAddresses: [config.healthzBindAddress, config.metricsBindAddress],
-        loadProfiles: fromConfigMap ? async (get) => (await loadPolicyConfigMap(get, config)).profiles : undefined,
-      },
+      config: schedulerRunConfig(config),
       logger,
       signal,
     });

@@ -29,12 +29,25 @@ t.test('--version prints the package version', async (t) => {
   t.equal(raw.major, '1');
 });
 
-t.test('components that do not exist yet exit 1 with a clear message', async (t) => {
-  for (const c of ['all']) {
-    const r = run(c);
-    t.equal(r.code, 1, c);
-    t.match(r.err, `"ballast ${c}" is not implemented yet`);
+t.test('ballast all: a bad flag of any component stops it with one line naming the flag it came in', async (t) => {
+  const cases: [string[], string][] = [
+    [['--nodeagent-arg=--bogus'], '--nodeagent-arg: unknown flag: --bogus'],
+    [['--controller-manager-arg=--controllers=nope'], '--controller-manager-arg:'],
+    [['--scheduler-arg', '--bogus'], '--scheduler-arg: unknown flag: --bogus'],
+    [['--container-runtime', 'docker'], 'container-runtime'],
+    [['--container-runtime', 'remote'], '--container-runtime remote needs --container-runtime-endpoint'],
+    [['--disable-apiserver', '--disable-controller-manager', '--disable-scheduler', '--disable-agent'], 'every component is disabled'],
+    [['--secure-port', 'x'], 'secure-port'],
+  ];
+  for (const [args, message] of cases) {
+    const r = run('all', '--data-dir', '/nonexistent/ballast', ...args);
+    t.equal(r.code, 1, args.join(' '));
+    t.match(r.err, message, args.join(' '));
+    t.equal(r.err.trim().split('\n').length, 2, 'one error line and the usage hint');
   }
+  const help = run('all', '--help');
+  t.equal(help.code, 0);
+  for (const flag of ['--disable-scheduler', '--nodeagent-arg', '--container-runtime-endpoint', '--secure-port', '--authorization-mode']) t.match(help.out, flag);
 });
 
 t.test('unknown commands and flags exit 1', async (t) => {

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { CNI_BIN_DIR, containerdConfigToml, killRecordedProcesses, snapshotterFor, sweepContainerdDir, unmountUnder, whichBinary } from '../../src/all/containerd';
 import { BUSYBOX_IMAGE, PAUSE_IMAGE } from '../../src/nodeagent/cri/busybox-images';
 import { ImageServiceClient } from '../../src/nodeagent/cri/image-service-client';
 import { RuntimeServiceClient } from '../../src/nodeagent/cri/runtime-service-client';
@@ -23,10 +24,7 @@ import { testImageArchives } from './images';
 
 const execFileAsync = promisify(execFile);
 
-/** Debian's containernetworking-plugins install the CNI plugins here */
-export const CNI_BIN_DIR = '/usr/lib/cni';
-/** overlayfs cannot sit on overlayfs (a container's own root): then containerd's native snapshotter */
-const OVERLAYFS_MAGIC = 0x794c7630;
+export { CNI_BIN_DIR };
 
 export interface Containerd {
   /** the temporary directory holding everything */
@@ -55,53 +53,7 @@ export function containerdSkipReason(): string | undefined {
 function chooseSnapshotter(dir: string): 'overlayfs' | 'native' {
   const forced = process.env.BALLAST_TEST_SNAPSHOTTER;
   if (forced === 'overlayfs' || forced === 'native') return forced;
-  return fs.statfsSync(dir).type === OVERLAYFS_MAGIC ? 'native' : 'overlayfs';
-}
-
-/**
- * Whether this process may lower OOM scores (CAP_SYS_RESOURCE, bit 24 of CapEff). Without it runc
- * cannot give the sandbox kubelet's -998 and fails with "can't get final child's PID from pipe":
- * then the CRI plugin is told to keep scores at or above its own (restrict_oom_score_adj).
- */
-function canLowerOomScore(): boolean {
-  const capEff = /^CapEff:\s*([0-9a-f]+)$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1];
-  return capEff !== undefined && (BigInt(`0x${capEff}`) & (1n << 24n)) !== 0n;
-}
-
-function configToml(dir: string, socket: string, snapshotter: string, cniConfDir: string): string {
-  return `version = 2
-root = "${dir}/root"
-state = "${dir}/state"
-# snapshotters that cannot work here would only log errors at every start
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper"]
-
-[grpc]
-  address = "${socket}"
-
-[ttrpc]
-  address = "${socket}.ttrpc"
-
-[debug]
-  level = "info"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "${dir}/opt"
-
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "${PAUSE_IMAGE}"
-  stream_server_address = "127.0.0.1"
-  stream_server_port = "0"
-  restrict_oom_score_adj = ${!canLowerOomScore()}
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "${snapshotter}"
-    default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-      runtime_type = "io.containerd.runc.v2"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "${CNI_BIN_DIR}"
-    conf_dir = "${cniConfDir}"
-    max_conf_num = 1
-`;
+  return snapshotterFor(dir);
 }
 
 async function waitFor<T>(what: string, timeoutMs: number, attempt: () => Promise<T | undefined>, alive: () => string | undefined): Promise<T> {
@@ -126,7 +78,7 @@ async function waitFor<T>(what: string, timeoutMs: number, attempt: () => Promis
 /** starts containerd, waits for its CRI service, imports the test images */
 export async function startContainerd(): Promise<Containerd> {
   for (const binary of ['containerd', 'ctr', 'runc', 'containerd-shim-runc-v2']) {
-    if (!isOnPath(binary)) throw new Error(`${binary} not found: run scripts/install-test-deps.sh (Debian's containerd and runc)`);
+    if (!whichBinary(binary)) throw new Error(`${binary} not found: run scripts/install-test-deps.sh (Debian's containerd and runc)`);
   }
   const archives = testImageArchives();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-containerd-'));
@@ -137,7 +89,7 @@ export async function startContainerd(): Promise<Containerd> {
   fs.mkdirSync(podLogRoot, { recursive: true });
   const snapshotter = chooseSnapshotter(dir);
   const configFile = path.join(dir, 'config.toml');
-  fs.writeFileSync(configFile, configToml(dir, socket, snapshotter, cniConfDir));
+  fs.writeFileSync(configFile, containerdConfigToml({ dir, socket, cniConfDir, snapshotter, sandboxImage: PAUSE_IMAGE }));
 
   const logFile = path.join(dir, 'containerd.log');
   const logFd = fs.openSync(logFile, 'a');
@@ -184,11 +136,6 @@ export async function startContainerd(): Promise<Containerd> {
   return { dir, socket, endpoint, cniConfDir, podLogRoot, snapshotter, runtime, images, log, stop };
 }
 
-function isOnPath(binary: string): boolean {
-  return (process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin')
-    .split(':')
-    .some((dir) => dir !== '' && fs.existsSync(path.join(dir, binary)));
-}
 
 /** stop and remove every sandbox (and with them their containers, shims and network namespaces) */
 async function removeSandboxes(runtime: RuntimeServiceClient): Promise<void> {
@@ -204,42 +151,4 @@ async function removeSandboxes(runtime: RuntimeServiceClient): Promise<void> {
   }
 }
 
-/**
- * SIGKILL the shims and container processes whose pids containerd recorded under its state
- * directory (`io.containerd.runtime.v2.task/<namespace>/<id>/{shim,init}.pid`): after a failed
- * test they would outlive containerd.
- */
-function killRecordedProcesses(stateDir: string): void {
-  const tasks = path.join(stateDir, 'io.containerd.runtime.v2.task');
-  if (!fs.existsSync(tasks)) return;
-  for (const namespace of fs.readdirSync(tasks)) {
-    for (const id of fs.readdirSync(path.join(tasks, namespace))) {
-      for (const file of ['init.pid', 'shim.pid']) {
-        const pidFile = path.join(tasks, namespace, id, file);
-        const pid = fs.existsSync(pidFile) ? Number(fs.readFileSync(pidFile, 'utf8').trim()) : NaN;
-        if (Number.isInteger(pid) && pid > 1) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      }
-    }
-  }
-}
-
-/** unmount every mount point under `dir`, deepest first (rootfs overlays, shm, sandbox files) */
-async function unmountUnder(dir: string): Promise<void> {
-  const prefix = `${fs.realpathSync(dir)}/`;
-  const points = fs
-    .readFileSync('/proc/self/mountinfo', 'utf8')
-    .split('\n')
-    .map((line) => line.split(' ')[4])
-    .filter((point): point is string => point !== undefined && point.startsWith(prefix))
-    .map((point) => point.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))))
-    .sort((a, b) => b.length - a.length);
-  for (const point of points) {
-    await execFileAsync('umount', [point]).catch(() => execFileAsync('umount', ['-l', point]).catch(() => undefined));
-  }
-}
+export { sweepContainerdDir };

@@ -1,0 +1,323 @@
+/**
+ * Pod start-up (issue 13): the real API server, the real `ballast scheduler` and one `ballast
+ * nodeagent`, each in its own process on loopback. The agent is `--container-runtime simulated
+ * --simulated-nodes N`, or (--runtime containerd) one real node running each pod's sandbox and a
+ * container of the offline sleep image in a containerd of the run's own, on a CNI bridge. Once the N nodes are Ready (the bench lifts the not-ready taint the
+ * API server puts on new nodes, as the node lifecycle controller would), P pods are created 32 at a
+ * time and a watch records when each is first seen Running:
+ *   - latency per pod: its create sent -> Running seen on the watch (p50, p90, p99, max), against
+ *     kube's pod start-up SLO (p99 <= 5 s for stateless pods, image pulls excluded: there are none);
+ *   - the time from the first create to the last pod Running;
+ *   - the API server's RSS (peak, sampled every second) and the CPU seconds of each process.
+ *   node dist/bench/pod-startup.js [--runtime simulated|containerd] [--nodes 100] [--pods 100] [--out file.json]
+ *     [--agent-args="..."] [--scheduler-args="--kube-api-qps=5000 --kube-api-burst=5000"]
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { startManagedContainerd, sweepContainerdDir } from '../src/all/containerd';
+import { OFFLINE_PAUSE_IMAGE, importImages, offlineImagesUnavailable } from '../src/all/images';
+import { managedContainerdUnavailable } from '../src/all/runtime';
+import { cniNames } from '../src/nodeagent/network/cni-config';
+import { SharedInformer } from '../src/client/informer';
+import { loadClientConfig } from '../src/client/kubeconfig';
+import { RESOURCES } from '../src/client/resources';
+import { RestClient } from '../src/client/rest-client';
+import type { KubeObject } from '../src/client/types';
+import { BallastServer } from './lib/ballast-server';
+import { freePort, rssMiB, sleep } from './lib/processes';
+import { nowMs, quantile, round } from './lib/stats';
+
+const MAIN_JS = path.join(__dirname, '..', 'src', 'cli', 'main.js');
+/** kube's pod start-up SLO: p99 of create -> Running, stateless pods, no image pulls */
+export const POD_STARTUP_SLO_P99_MS = 5_000;
+
+export interface PodStartupRun {
+  nodes: number;
+  pods: number;
+  /** every node registered and Ready, from the agent's start */
+  nodesReadyMs: number;
+  /** first create -> last create acknowledged */
+  createMs: number;
+  /** first create -> last pod Running seen */
+  allRunningMs: number;
+  latencyMs: { p50: number; p90: number; p99: number; max: number };
+  sloMet: boolean;
+  /** the latency split: create sent -> bound seen (the scheduler), bound seen -> Running seen (the agent) */
+  phasesMs: { createToBound: { p50: number; p99: number }; boundToRunning: { p50: number; p99: number } };
+  /** CPU seconds from the first create to the last Running */
+  cpuSeconds: { apiserver: number; scheduler: number; agent: number };
+  /** the agent's CPU use while idle with its nodes (leases and statuses only), in % of one core */
+  agentIdleCpuPercent: number;
+  apiserverRssMiB: { before: number; peak: number; after: number };
+  agentRssMiB: number;
+}
+
+/** user + system CPU seconds of a process so far (Linux /proc) */
+function cpuSecondsOf(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+function startProcess(args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(process.execPath, [MAIN_JS, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-50_000)));
+  child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-50_000)));
+  return { child, output: () => out };
+}
+
+async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) await fn(items[i]);
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+}
+
+function pod(name: string, image: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app: 'bench' } },
+    spec: {
+      // no kube-api-access volume: no controller publishes kube-root-ca.crt in this set-up
+      automountServiceAccountToken: false,
+      terminationGracePeriodSeconds: 0,
+      containers: [{ name: 'main', image, imagePullPolicy: 'IfNotPresent', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+    },
+  };
+}
+
+export type BenchRuntime = 'simulated' | 'containerd';
+
+/** the pod network of the containerd run: one /24 of its own */
+const CONTAINERD_POD_CIDR = '10.199.0.0/24';
+
+/** a containerd of the run's own (as `ballast all` starts one) with the offline images; its node agent's flags */
+async function containerdRuntime(dataDir: string): Promise<{ agentArgs: string[]; image: string; stop(): Promise<void> }> {
+  const why = managedContainerdUnavailable() ?? offlineImagesUnavailable();
+  if (why) throw new Error(`--runtime containerd: ${why}`);
+  const logger = pino({ level: 'warn' });
+  const dir = path.join(dataDir, 'containerd');
+  const containerd = await startManagedContainerd({ dir, sandboxImage: OFFLINE_PAUSE_IMAGE, logger });
+  await importImages({ socket: containerd.socket, snapshotter: containerd.snapshotter, airGapDir: path.join(dataDir, 'images'), offline: true, logger });
+  const config = path.join(dataDir, 'agent-config.yaml');
+  fs.writeFileSync(config, `apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\npodLogsDir: ${path.join(dataDir, 'pod-logs')}\n`);
+  return {
+    image: OFFLINE_PAUSE_IMAGE,
+    agentArgs: [
+      '--container-runtime', 'remote',
+      '--container-runtime-endpoint', containerd.endpoint,
+      '--cni-conf-dir', containerd.cniConfDir,
+      '--pod-cidr', CONTAINERD_POD_CIDR,
+      '--pod-infra-container-image', OFFLINE_PAUSE_IMAGE,
+      '--config', config,
+      '--fail-swap-on=false', '--cgroups-per-qos=false', '--enforce-node-allocatable=',
+      '--port', String(await freePort()), '--healthz-port', '0', '--read-only-port', '0',
+    ],
+    stop: async () => {
+      await containerd.stop();
+      await sweepContainerdDir(dir);
+      try {
+        execFileSync('ip', ['link', 'delete', cniNames(CONTAINERD_POD_CIDR).bridge], { stdio: 'ignore' });
+      } catch {
+        // no bridge was made
+      }
+    },
+  };
+}
+
+async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number, agentArgs: string[], schedulerArgs: string[]): Promise<PodStartupRun> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-bench-podstart-'));
+  const server = new BallastServer({ mainJs: MAIN_JS, dataDir });
+  await server.start();
+  const kubeconfig = path.join(dataDir, 'admin.kubeconfig');
+  const client = new RestClient(loadClientConfig(kubeconfig), { qps: -1, contentType: 'application/vnd.kubernetes.protobuf' });
+  const scheduler = startProcess(['scheduler', '--kubeconfig', kubeconfig, '--leader-elect=false', '--secure-port', '0', '--port', '0', ...schedulerArgs]);
+  const real = runtime === 'containerd' ? await containerdRuntime(dataDir) : undefined;
+  const image = real?.image ?? 'k8s.gcr.io/pause:3.2';
+  const agentStart = nowMs();
+  const agent = startProcess([
+    'nodeagent',
+    '--kubeconfig',
+    kubeconfig,
+    ...(real ? real.agentArgs : ['--container-runtime', 'simulated', '--simulated-nodes', String(nodeCount)]),
+    '--hostname-override',
+    real ? 'bench-node' : 'sim',
+    '--root-dir',
+    path.join(dataDir, 'agent'),
+    ...agentArgs,
+  ]);
+  const abort = new AbortController();
+  let rssPeak = 0;
+  const sampler = setInterval(() => {
+    const rss = rssMiB(server.pid);
+    if (rss > rssPeak) rssPeak = rss;
+  }, 1000);
+  try {
+    // the nodes: Ready, and the not-ready taint lifted as the node lifecycle controller would. A
+    // watch, not lists: listing 1,000 Nodes twice a second was most of the API server's work
+    type NodeView = KubeObject & { spec?: { taints?: unknown[] }; status?: { conditions?: { type: string; status: string }[] } };
+    const nodeWatch = new SharedInformer<NodeView>(client, RESOURCES.nodes);
+    const ready = new Set<string>();
+    const lifting = new Set<string>();
+    const check = (n: NodeView) => {
+      const name = n.metadata?.name ?? '';
+      if (!n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) return;
+      if (!n.spec?.taints?.length) {
+        ready.add(name);
+        return;
+      }
+      if (lifting.has(name)) return;
+      lifting.add(name);
+      client
+        .patch(RESOURCES.nodes, undefined, name, 'merge', { spec: { taints: null } })
+        .catch(() => undefined)
+        .finally(() => lifting.delete(name));
+    };
+    nodeWatch.addEventHandler({ add: check, update: (_o, n) => check(n) });
+    const nodeAbort = new AbortController();
+    const watchingNodes = nodeWatch.run(nodeAbort.signal);
+    while (ready.size < nodeCount) {
+      if (agent.child.exitCode !== null) throw new Error(`the agent exited:\n${agent.output().slice(-3000)}`);
+      if (nowMs() - agentStart > 1_200_000) throw new Error(`only ${ready.size}/${nodeCount} nodes Ready in 20 minutes`);
+      await sleep(500);
+    }
+    nodeAbort.abort();
+    await watchingNodes;
+    const nodesReadyMs = nowMs() - agentStart;
+    // the agent alone with its nodes for 20 s: what leases and statuses cost it
+    const idle0 = cpuSecondsOf(agent.child.pid);
+    await sleep(20_000);
+    const agentIdleCpuPercent = round(((cpuSecondsOf(agent.child.pid) - idle0) / 20) * 100, 1);
+
+    const ns = 'bench';
+    await client.create(RESOURCES.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const sent = new Map<string, number>();
+    const running = new Map<string, number>();
+    const bound = new Map<string, number>();
+    let allRunning: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (allRunning = resolve));
+    const watch = new SharedInformer(client, RESOURCES.pods, { namespace: ns });
+    const seen = (p: KubeObject) => {
+      const name = p.metadata?.name ?? '';
+      if (!bound.has(name) && (p.spec as { nodeName?: string } | undefined)?.nodeName) bound.set(name, nowMs());
+      if (running.has(name) || (p.status as { phase?: string } | undefined)?.phase !== 'Running') return;
+      running.set(name, nowMs());
+      if (running.size === podCount) allRunning();
+    };
+    watch.addEventHandler({ add: seen, update: (_o, p) => seen(p) });
+    const watching = watch.run(abort.signal);
+    await watch.waitForSync(abort.signal);
+
+    const podNames = Array.from({ length: podCount }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
+    const rssBefore = rssMiB(server.pid);
+    const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), agent: cpuSecondsOf(agent.child.pid) };
+    const t0 = nowMs();
+    await inParallel(podNames, 32, async (n) => {
+      sent.set(n, nowMs());
+      await client.create(RESOURCES.pods, ns, pod(n, image));
+    });
+    const tCreated = nowMs();
+    const timeout = setTimeout(() => allRunning(), 1_200_000);
+    await done;
+    clearTimeout(timeout);
+    if (running.size < podCount) throw new Error(`only ${running.size}/${podCount} pods Running in 20 minutes`);
+    const tEnd = Math.max(...running.values());
+    const cpuSeconds = {
+      apiserver: round(cpuSecondsOf(server.pid) - cpu0.apiserver, 2),
+      scheduler: round(cpuSecondsOf(scheduler.child.pid) - cpu0.scheduler, 2),
+      agent: round(cpuSecondsOf(agent.child.pid) - cpu0.agent, 2),
+    };
+    const latencies = podNames.map((n) => (running.get(n) ?? 0) - (sent.get(n) ?? 0)).sort((a, b) => a - b);
+    const p99 = quantile(latencies, 0.99);
+    const split = (from: Map<string, number>, to: Map<string, number>) => {
+      const xs = podNames.map((n) => (to.get(n) ?? 0) - (from.get(n) ?? 0)).sort((a, b) => a - b);
+      return { p50: round(quantile(xs, 0.5), 1), p99: round(quantile(xs, 0.99), 1) };
+    };
+    abort.abort();
+    await watching;
+    return {
+      nodes: nodeCount,
+      pods: podCount,
+      nodesReadyMs: round(nodesReadyMs, 0),
+      createMs: round(tCreated - t0, 1),
+      allRunningMs: round(tEnd - t0, 1),
+      latencyMs: { p50: round(quantile(latencies, 0.5), 1), p90: round(quantile(latencies, 0.9), 1), p99: round(p99, 1), max: round(latencies.at(-1) ?? 0, 1) },
+      sloMet: p99 <= POD_STARTUP_SLO_P99_MS,
+      phasesMs: { createToBound: split(sent, bound), boundToRunning: split(bound, running) },
+      cpuSeconds,
+      agentIdleCpuPercent,
+      apiserverRssMiB: { before: round(rssBefore, 1), peak: round(Math.max(rssPeak, rssMiB(server.pid)), 1), after: round(rssMiB(server.pid), 1) },
+      agentRssMiB: round(rssMiB(agent.child.pid ?? 0), 1),
+    };
+  } finally {
+    clearInterval(sampler);
+    abort.abort();
+    if (process.env.BENCH_AGENT_LOG) fs.writeFileSync(process.env.BENCH_AGENT_LOG, agent.output());
+    client.close();
+    if (real) {
+      // the containers go first (their sandboxes), then the agent and containerd
+      await client.delete(RESOURCES.namespaces, undefined, 'bench').catch(() => undefined);
+    }
+    agent.child.kill('SIGTERM');
+    scheduler.child.kill('SIGTERM');
+    await new Promise((resolve) => (agent.child.exitCode !== null ? resolve(undefined) : agent.child.once('exit', resolve)));
+    await real?.stop();
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runtime: { type: 'string', default: 'simulated' },
+      nodes: { type: 'string', default: '100' },
+      pods: { type: 'string', default: '100' },
+      out: { type: 'string' },
+      'agent-args': { type: 'string', default: '' },
+      'scheduler-args': { type: 'string', default: '--kube-api-qps=5000 --kube-api-burst=5000' },
+    },
+  });
+  const split = (s: string | undefined) => (s ?? '').split(' ').filter((a) => a !== '');
+  const runtime = values.runtime as BenchRuntime;
+  if (runtime !== 'simulated' && runtime !== 'containerd') throw new Error(`--runtime ${runtime}: simulated or containerd`);
+  // containerd: one real node (this machine)
+  const nodes = runtime === 'containerd' ? 1 : Number(values.nodes);
+  const r = await oneRun(runtime, nodes, Number(values.pods), split(values['agent-args']), split(values['scheduler-args']));
+  console.log(
+    `${r.pods} pods on ${r.nodes} ${runtime === 'containerd' ? 'containerd node' : 'simulated nodes'} (nodes Ready after ${r.nodesReadyMs} ms): create -> Running p50 ${r.latencyMs.p50} ms, ` +
+      `p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms (SLO p99 <= 5 s: ${r.sloMet ? 'met' : 'missed'}); ` +
+      `create -> bound p50/p99 ${r.phasesMs.createToBound.p50}/${r.phasesMs.createToBound.p99} ms, bound -> Running ${r.phasesMs.boundToRunning.p50}/${r.phasesMs.boundToRunning.p99} ms; ` +
+      `all Running after ${r.allRunningMs} ms (creates took ${r.createMs} ms); CPU s: apiserver ${r.cpuSeconds.apiserver}, scheduler ${r.cpuSeconds.scheduler}, ` +
+      `agent ${r.cpuSeconds.agent}; agent idle ${r.agentIdleCpuPercent}% of a core; apiserver RSS ${r.apiserverRssMiB.before} -> peak ${r.apiserverRssMiB.peak} MiB; agent RSS ${r.agentRssMiB} MiB`,
+  );
+  const report = {
+    command: `node dist/bench/pod-startup.js ${process.argv.slice(2).join(' ')}`.trim(),
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    cpu: os.cpus()[0]?.model,
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
+    runtime,
+    run: r,
+  };
+  if (values.out) fs.writeFileSync(values.out, JSON.stringify(report, null, 2) + '\n');
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
