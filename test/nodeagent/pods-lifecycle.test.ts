@@ -136,6 +136,25 @@ t.test('pod lifecycle', async (t) => {
     t.equal((await podStatus(a, 'once')).phase, 'Succeeded');
   });
 
+  t.test('a steady pod whose status is written is not read again at every status batch', async (t) => {
+    const a = await startAgent(t, server, 'node-steady');
+    a.runtime.plan = () => ({});
+    await a.client.create(RESOURCES.pods, 'default', podManifest('steady', a.node));
+    await waitFor('Running and Ready', async () => {
+      const s = await podStatus(a, 'steady');
+      return s.phase === 'Running' && condition(s, 'Ready')?.status === 'True';
+    });
+    // the agent's own requests from here on (the status batch runs every 500 ms)
+    await new Promise((r) => setTimeout(r, 1000));
+    const requests: string[] = [];
+    const get = a.client.get.bind(a.client);
+    const patch = a.client.patch.bind(a.client);
+    a.client.get = ((ref, ns, name, ...rest) => (requests.push(`GET ${ref.resource} ${name}`), get(ref, ns, name, ...rest))) as typeof a.client.get;
+    a.client.patch = ((ref, ns, name, ...rest) => (requests.push(`PATCH ${ref.resource} ${name}`), patch(ref, ns, name, ...rest))) as typeof a.client.patch;
+    await new Promise((r) => setTimeout(r, 2500));
+    t.same(requests, [], 'no GET or PATCH of an unchanged pod in five batches');
+  });
+
   t.test('restartPolicy Never with a failing container: Failed', async (t) => {
     const a = await startAgent(t, server, 'node-fail');
     a.runtime.plan = () => ({ exitCode: 3 });

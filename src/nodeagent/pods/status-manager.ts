@@ -119,9 +119,13 @@ export class StatusManager {
 
   #syncBatch(): void {
     for (const [uid, entry] of this.#statuses) {
+      // a write under way writes the latest status (set() asks again for what changes meanwhile); asking
+      // again here would GET the pod once more for nothing, batch after batch while the client is throttled
+      if (this.#syncing.has(uid)) continue;
       const apiVersion = this.#apiVersions.get(uid) ?? 0;
       const apiPod = this.#opts.apiPodOf(uid);
-      const stale = apiPod !== undefined && !sameStatus(kubeletPart(apiPod.status as Partial<ApiPodStatus> | undefined), kubeletPart(entry.status));
+      // by the test #sync writes by: a batch that found a difference #sync would not write would GET every pod every period
+      const stale = apiPod !== undefined && needsWrite((apiPod.status ?? {}) as Partial<ApiPodStatus>, entry.status);
       const deletable = apiPod?.metadata?.deletionTimestamp !== undefined;
       if (entry.version > apiVersion || stale || deletable) this.#syncSoon(uid);
     }
@@ -150,7 +154,7 @@ export class StatusManager {
     const merged = mergeStatus(oldStatus as Partial<ApiPodStatus>, entry.status);
     const patch: Record<string, unknown> = { ...merged };
     for (const key of Object.keys(oldStatus)) if (!(key in patch)) patch[key] = null;
-    if (JSON.stringify(normalize(oldStatus)) !== JSON.stringify(normalize(merged))) {
+    if (needsWrite(oldStatus as Partial<ApiPodStatus>, entry.status)) {
       pod = await client.patch<Pod>(RESOURCES.pods, entry.namespace, entry.name, 'merge', { metadata: { uid: apiUid }, status: patch }, { subresource: 'status' });
     }
     this.#apiVersions.set(uid, entry.version);
@@ -175,19 +179,22 @@ function mergeStatus(old: Partial<ApiPodStatus>, ours: ApiPodStatus): ApiPodStat
   return { ...ours, conditions: [...others, ...mine] };
 }
 
-function kubeletPart(status: Partial<ApiPodStatus> | undefined): Partial<ApiPodStatus> {
-  if (!status) return {};
-  return { ...status, conditions: (status.conditions ?? []).filter((c: PodCondition) => KUBELET_CONDITIONS.has(c.type)) };
+/** whether the API's status differs from ours merged into it (kubelet's needsReconcile and the write's own test) */
+export function needsWrite(api: Partial<ApiPodStatus>, ours: ApiPodStatus): boolean {
+  return !sameStatus(api, mergeStatus(api, ours));
 }
 
-/** drop undefined values and sort keys, so equal statuses print alike */
+/**
+ * drop undefined and null values and sort keys, so equal statuses print alike: a merge patch's null
+ * is an absent field, and the API does not keep a condition's `lastProbeTime: null`
+ */
 function normalize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(normalize);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = normalize(v);
+      if (v !== undefined && v !== null) out[key] = normalize(v);
     }
     return out;
   }
