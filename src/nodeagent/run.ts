@@ -8,6 +8,7 @@
  * Each part is built from the configuration here and owns its own loops; this module starts them in
  * kubelet's order (the node first, then the pods) and stops them in reverse.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -22,7 +23,9 @@ import { ContainerLogManager } from './kuberuntime/container-log-manager';
 import { KubeRuntimeManager } from './kuberuntime/kube-runtime-manager';
 import { DEFAULT_POD_CIDR, ensureCniConfig } from './network/cni-config';
 import { LinuxHost, NodeStatusAgent, nodeHostname } from './node';
+import { nodeStatusConfig } from './node/node-status-agent';
 import { PodLifecycle } from './pods';
+import { podUid } from './pods/annotations';
 import { ProbeManager } from './prober';
 import { ProcessImageService, ProcessRuntimeService } from './runtimes/process';
 import { runSimulatedNodes } from './runtimes/simulated';
@@ -75,6 +78,15 @@ async function runtimeServices(config: NodeAgentConfig): Promise<RuntimeServices
   return { runtime, images, type, close: () => (runtime.close(), images.close()) };
 }
 
+/**
+ * kubelet's setupDataDirs: the root dir and the directories under it exist before anything reads
+ * them (the root dir's filesystem is the node's ephemeral-storage capacity, and Ready waits for it)
+ */
+function setupDataDirs(rootDir: string): void {
+  fs.mkdirSync(rootDir, { recursive: true, mode: 0o750 });
+  for (const dir of ['pods', 'plugins', 'plugins_registry']) fs.mkdirSync(path.join(rootDir, dir), { recursive: true, mode: 0o750 });
+}
+
 /** run until `signal` aborts; resolves to the exit code */
 export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: NodeAgentDeps): Promise<number> {
   // no containers, no agent server: kwok-style nodes and pods, many nodes per process
@@ -83,18 +95,20 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
     return runSimulatedNodes(config, { logger, signal });
   }
   const nodeName = nodeHostname(config.hostnameOverride, os.hostname());
+  setupDataDirs(config.rootDir);
   // TLS bootstrap and client certificate rotation; no client at all in the standalone mode
   const api = await connectNodeAgent(config, { nodeName, logger, signal });
   const client = api?.client;
   const host = new LinuxHost({ rootDir: config.rootDir });
   const nodeIP = config.nodeIP || (await host.nodeAddress(nodeName));
   const services = await runtimeServices(config);
-  const recorder = client ? new EventRecorder(client, { component: 'kubelet', host: nodeName }, logger) : loggingRecorder(logger);
+  const recorder = api ? new EventRecorder(api.eventClient, { component: 'kubelet', host: nodeName }, logger) : loggingRecorder(logger);
 
   const prober = new ProbeManager({ runtime: services.runtime, recorder });
   const resources = await createResourceManagement({ config, nodeName, host, runtime: services.runtime, images: services.images, runtimeType: services.type, recorder, logger });
   const { helper, volumes } = createPodRuntimeHelper({
     client,
+    signal,
     rootDir: config.rootDir,
     recorder,
     nodeName,
@@ -133,26 +147,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
   const node = client && new NodeStatusAgent({
     client,
     nodeName,
-    config: {
-      nodeIP,
-      nodeLabels: config.nodeLabels,
-      registerNode: config.registerNode,
-      registerWithTaints: config.registerWithTaints,
-      registerSchedulable: config.registerSchedulable,
-      enableControllerAttachDetach: config.enableControllerAttachDetach,
-      nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
-      nodeStatusReportFrequencyMs: config.nodeStatusReportFrequencyMs,
-      nodeLeaseDurationSeconds: config.nodeLeaseDurationSeconds,
-      nodeStatusMaxImages: config.nodeStatusMaxImages,
-      maxPods: config.maxPods,
-      podsPerCore: config.podsPerCore,
-      kubeReserved: config.kubeReserved,
-      systemReserved: config.systemReserved,
-      evictionHard: config.evictionHard,
-      evictionPressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
-      port: config.port,
-      podCIDR: config.podCIDR,
-    },
+    config: { ...nodeStatusConfig(config), nodeIP },
     host,
     runtime: containerRuntime,
     images: services.images,
@@ -210,6 +205,7 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
   lifecycle.start();
   resources.start();
   const pods = lifecycle.podManager;
+  const statuses = lifecycle.statusManager;
   let server: AgentServer | undefined;
   const serving = client && config.serverTLSBootstrap ? servingCertificates({ client, certDir: config.certDir, nodeName, addresses: () => ({ hostnames: [nodeName], ips: [nodeIP] }), logger }) : undefined;
   serving?.manager.start();
@@ -242,7 +238,16 @@ export async function runNodeAgent(config: NodeAgentConfig, { logger, signal }: 
       },
       client,
       nodeName,
-      pods: { list: () => pods.pods(), get: (namespace, name) => pods.byFullName(`${name}_${namespace}`) },
+      pods: {
+        list: () => pods.pods(),
+        // with the status this agent last generated (kubelet's statusManager.GetPodStatus), not the
+        // informer's copy, which lags: a container just started has logs before the watch says so
+        get: (namespace, name) => {
+          const pod = pods.byFullName(`${name}_${namespace}`);
+          const status = pod && statuses.get(podUid(pod));
+          return pod && status ? { ...pod, status } : pod;
+        },
+      },
       runningPods: () => containerRuntime.getPods(false),
       runtime: services.runtime,
       registry,

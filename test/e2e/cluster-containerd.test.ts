@@ -82,7 +82,8 @@ t.test('a single-node cluster on containerd, driven with kubectl', { skip }, asy
       '--container-runtime-endpoint',
       containerd.endpoint,
       '--root-dir',
-      rootDir,
+      // not made yet: the agent makes its root dir, whose filesystem is the node's ephemeral-storage and gates Ready
+      path.join(rootDir, 'agent'),
       '--fail-swap-on=false',
       '--cni-conf-dir',
       containerd.cniConfDir,
@@ -206,6 +207,10 @@ t.test('a single-node cluster on containerd, driven with kubectl', { skip }, asy
     t.not(pods.items[0].status.podIP, pods.items[1].status.podIP, 'each pod has its own address');
     const logs = await k132.ok(['logs', pods.items[0].metadata.name]);
     t.equal(logs, `replica ${pods.items[0].metadata.name}\n`, 'the pod name is the hostname');
+    // the service environment, from the agent's service informer
+    const kubernetes = (await client.get(RESOURCES.services, 'default', 'kubernetes')) as Obj;
+    const env = await k132.ok(['exec', pods.items[0].metadata.name, '--', 'sh', '-c', 'echo $KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT']);
+    t.equal(env.trim(), `${kubernetes.spec.clusterIP}:443`, "the kubernetes service's variables");
   });
 
   for (const [version, k] of [['1.32', k132], ['1.20', k120]] as const) {

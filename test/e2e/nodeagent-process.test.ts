@@ -73,6 +73,8 @@ t.test('the node agent runs pods as host processes (--container-runtime process)
     fs.chownSync(rootDir, NOBODY.uid, NOBODY.gid);
     fs.chownSync(kubeconfig, NOBODY.uid, NOBODY.gid);
   }
+  // the agent's root dir does not exist yet: it makes it and the directories under it, as kubelet does
+  const agentRoot = path.join(rootDir, 'agent');
   let output = '';
   const agent = spawn(
     process.execPath,
@@ -84,7 +86,7 @@ t.test('the node agent runs pods as host processes (--container-runtime process)
       '--container-runtime',
       'process',
       '--root-dir',
-      rootDir,
+      agentRoot,
       '--cert-dir',
       path.join(rootDir, 'pki'),
       '--fail-swap-on=false',
@@ -110,7 +112,7 @@ t.test('the node agent runs pods as host processes (--container-runtime process)
     if (agent.exitCode === null) agent.kill('SIGTERM');
     await exited;
     // the shims and their commands outlive the agent by design: end what this test started
-    killContainers(path.join(rootDir, 'process-runtime', 'containers'));
+    killContainers(path.join(agentRoot, 'process-runtime', 'containers'));
     if (process.env.BALLAST_TEST_LOG || !t.passing()) t.comment(`node agent output:\n${output.slice(-6000)}`);
   });
   t.teardown(async () => {
@@ -242,7 +244,7 @@ t.test('the node agent runs pods as host processes (--container-runtime process)
       .map(Number)
       .find((p) => {
         try {
-          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u00003600\u0000' && fs.readFileSync(`/proc/${p}/environ`, 'utf8').includes(`BALLAST_ROOT=${rootDir}`);
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\u00003600\u0000' && fs.readFileSync(`/proc/${p}/environ`, 'utf8').includes(`BALLAST_ROOT=${agentRoot}`);
         } catch {
           return false;
         }

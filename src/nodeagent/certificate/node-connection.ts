@@ -16,6 +16,11 @@ import { CertificateStore, parsePair, type StoredPair } from './certificate-stor
 
 export interface NodeConnection {
   client: RestClient;
+  /**
+   * the events' own client (kubelet's eventClient): --event-qps and --event-burst, 0 for no limit,
+   * so a burst of events never queues the agent's other requests behind it
+   */
+  eventClient: RestClient;
   /** the client certificate's manager, with --rotate-certificates */
   clientCertificates?: CertificateManager;
   /** stop rotating and close the client's connections */
@@ -57,7 +62,8 @@ export async function connectNodeAgent(config: NodeAgentConfig, o: ConnectOption
   const clientConfig = loadClientConfig(config.kubeconfig, { userAgent: 'ballast-nodeagent' });
   const restOptions = { qps: config.kubeAPIQPS, burst: config.kubeAPIBurst, contentType: config.contentType };
   const client = new RestClient(clientConfig, restOptions);
-  if (!config.rotateCertificates) return { client, close: async () => client.close() };
+  const eventClient = new RestClient(clientConfig, { qps: config.eventRecordQPS > 0 ? config.eventRecordQPS : -1, burst: config.eventBurst, contentType: config.contentType });
+  if (!config.rotateCertificates) return { client, eventClient, close: async () => (client.close(), eventClient.close()) };
 
   // kubelet asks with its current certificate, and with the bootstrap credentials when it has none
   const bootstrapClient = config.bootstrapKubeconfig ? new RestClient(loadClientConfig(config.bootstrapKubeconfig, { userAgent: 'ballast-nodeagent' }), restOptions) : undefined;
@@ -72,21 +78,27 @@ export async function connectNodeAgent(config: NodeAgentConfig, o: ConnectOption
     onRotated: (pair) => {
       o.logger.info('certificate rotation detected, shutting down client connections to start using new credentials');
       client.setClientCertificate(pair.certPem, pair.keyPem);
+      eventClient.setClientCertificate(pair.certPem, pair.keyPem);
     },
     logger: o.logger,
     clock: o.clock,
   });
   // the store may hold a newer pair than the kubeconfig names (rotated before a restart)
   const current = manager.current();
-  if (current && current.leaf.fingerprint256 !== pairOf(clientConfig)?.leaf.fingerprint256) client.setClientCertificate(current.certPem, current.keyPem);
+  if (current && current.leaf.fingerprint256 !== pairOf(clientConfig)?.leaf.fingerprint256) {
+    client.setClientCertificate(current.certPem, current.keyPem);
+    eventClient.setClientCertificate(current.certPem, current.keyPem);
+  }
   manager.start();
   return {
     client,
+    eventClient,
     clientCertificates: manager,
     async close() {
       await manager.stop();
       bootstrapClient?.close();
       client.close();
+      eventClient.close();
     },
   };
 }

@@ -100,12 +100,14 @@ export interface CreatePodRuntimeHelperOptions extends Omit<PodRuntimeHelperOpti
   /** --root-dir: pods live under <rootDir>/pods/<uid> */
   rootDir: string;
   logger?: Logger;
+  /** stops the informers the API sources start (services) */
+  signal?: AbortSignal;
 }
 
 /** the helper and its volume manager over the API server (the agent runs volumes.resync() periodically) */
 export function createPodRuntimeHelper(opts: CreatePodRuntimeHelperOptions): { helper: PodRuntimeHelper; volumes: VolumeManager } {
-  const { client, rootDir, logger, ...rest } = opts;
-  const sources = client ? apiObjectSources(client) : standaloneObjectSources();
+  const { client, rootDir, logger, signal, ...rest } = opts;
+  const sources = client ? apiObjectSources(client, signal) : standaloneObjectSources();
   const volumes = new VolumeManager({
     rootDir,
     sources,

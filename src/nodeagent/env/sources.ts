@@ -1,9 +1,11 @@
 /**
  * The API objects the node agent reads to build a container's environment and volumes, behind a
  * narrow interface so tests can fake them. `apiObjectSources` reads them through the REST client
- * (kubelet 1.20 reads through its configMap/secret managers; a plain GET is the same answer).
+ * (kubelet 1.20 reads through its configMap/secret managers; a plain GET is the same answer), and
+ * services through an informer.
  */
 import { isNotFound } from '../../client/errors';
+import { SharedInformer } from '../../client/informer';
 import { RESOURCES } from '../../client/resources';
 import { resourcePath, type RestClient } from '../../client/rest-client';
 import type { KubeObject } from '../../client/types';
@@ -46,11 +48,27 @@ async function orUndefined(p: Promise<KubeObject>): Promise<KubeObject | undefin
   }
 }
 
-export function apiObjectSources(client: RestClient): ObjectSources {
+/**
+ * Services come from an informer started at the first pod that needs them, as kubelet's service
+ * lister: a LIST per container start would spend a throttled client's requests (--kube-api-qps) on
+ * the same answer. Without a signal to stop it (one-off uses), each call LISTs.
+ */
+export function apiObjectSources(client: RestClient, signal?: AbortSignal): ObjectSources {
+  let services: { informer: SharedInformer; synced: Promise<boolean> } | undefined;
   return {
     getConfigMap: (ns, name) => orUndefined(client.get(RESOURCES.configMaps, ns, name)),
     getSecret: (ns, name) => orUndefined(client.get(RESOURCES.secrets, ns, name)),
-    listServices: async (ns) => (await client.list(RESOURCES.services, ns)).items,
+    async listServices(ns) {
+      if (signal && !signal.aborted) {
+        if (!services) {
+          const informer = new SharedInformer(client, RESOURCES.services);
+          void informer.run(signal);
+          services = { informer, synced: informer.waitForSync(signal) };
+        }
+        if (await services.synced) return services.informer.store.list().filter((svc) => svc.metadata?.namespace === ns);
+      }
+      return (await client.list(RESOURCES.services, ns)).items;
+    },
     getPersistentVolumeClaim: (ns, name) => orUndefined(client.get(RESOURCES.persistentVolumeClaims, ns, name)),
     getPersistentVolume: (name) => orUndefined(client.get(RESOURCES.persistentVolumes, undefined, name)),
     async createToken(ns, serviceAccount, spec) {

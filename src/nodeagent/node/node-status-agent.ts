@@ -12,6 +12,7 @@ import { RESOURCES } from '../../client/resources';
 import type { RestClient } from '../../client/rest-client';
 import type { KubeObject } from '../../client/types';
 import { sleep } from '../../client/sleep';
+import type { NodeAgentConfig } from '../config/types';
 import type { ContainerRuntime, ImageService } from '../types';
 import type { HostMeasurements, NodeHost } from './host';
 import { NodeLease } from './lease';
@@ -66,6 +67,29 @@ export interface NodeStatusConfig {
   port?: number;
   /** --pod-cidr: kept for the runtime's network config; kubelet does not write it onto the Node */
   podCIDR?: string;
+}
+
+/** node status's part of the agent's configuration (one real node, or each of a simulated fleet) */
+export function nodeStatusConfig(config: NodeAgentConfig): Omit<NodeStatusConfig, 'nodeIP'> {
+  return {
+    nodeLabels: config.nodeLabels,
+    registerNode: config.registerNode,
+    registerWithTaints: config.registerWithTaints,
+    registerSchedulable: config.registerSchedulable,
+    enableControllerAttachDetach: config.enableControllerAttachDetach,
+    nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
+    nodeStatusReportFrequencyMs: config.nodeStatusReportFrequencyMs,
+    nodeLeaseDurationSeconds: config.nodeLeaseDurationSeconds,
+    nodeStatusMaxImages: config.nodeStatusMaxImages,
+    maxPods: config.maxPods,
+    podsPerCore: config.podsPerCore,
+    kubeReserved: config.kubeReserved,
+    systemReserved: config.systemReserved,
+    evictionHard: config.evictionHard,
+    evictionPressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
+    port: config.port,
+    podCIDR: config.podCIDR,
+  };
 }
 
 export const NODE_STATUS_DEFAULTS = Object.freeze({

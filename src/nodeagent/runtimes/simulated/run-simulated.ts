@@ -19,6 +19,7 @@ import type { KubeObject } from '../../../client/types';
 import { versionInfo } from '../../../server/version';
 import type { NodeAgentConfig } from '../../config/types';
 import { nodeHostname } from '../../node';
+import { nodeStatusConfig } from '../../node/node-status-agent';
 import type { NodeObject } from '../../node/setters';
 import { NodeFleet, type FleetNodeSpec } from './node-fleet';
 import { fallbackPodCidr, nodePodCidr, parseCidr4, simulatedNodeAddress } from './pod-ips';
@@ -87,24 +88,8 @@ export async function runSimulatedNodes(config: NodeAgentConfig, deps: Simulated
   const fleet = new NodeFleet({
     client,
     nodes: specs,
-    config: {
-      nodeLabels: config.nodeLabels,
-      registerNode: config.registerNode,
-      registerWithTaints: config.registerWithTaints,
-      registerSchedulable: config.registerSchedulable,
-      enableControllerAttachDetach: config.enableControllerAttachDetach,
-      nodeStatusUpdateFrequencyMs: config.nodeStatusUpdateFrequencyMs,
-      nodeStatusReportFrequencyMs: config.nodeStatusReportFrequencyMs,
-      nodeLeaseDurationSeconds: config.nodeLeaseDurationSeconds,
-      nodeStatusMaxImages: config.nodeStatusMaxImages,
-      maxPods: config.maxPods,
-      podsPerCore: config.podsPerCore,
-      kubeReserved: config.kubeReserved,
-      systemReserved: config.systemReserved,
-      evictionHard: config.evictionHard,
-      evictionPressureTransitionPeriodMs: config.evictionPressureTransitionPeriodMs,
-      port: config.port,
-    },
+    // --pod-cidr is one node's: each node of the fleet takes its own from its Node object
+    config: { ...nodeStatusConfig(config), podCIDR: undefined },
     agentVersion: versionInfo().gitVersion,
     runtimeVersion: simulatedRuntimeVersion(),
     logger,
