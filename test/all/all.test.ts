@@ -29,6 +29,9 @@ t.test('each component gets the data dir\'s kubeconfig and the generated CA; the
   t.equal(agent.authentication.x509.clientCAFile, '/srv/ballast/pki/ca.crt', 'the API server\'s kubelet client certificate is trusted');
   t.equal(agent.authentication.anonymous.enabled, false);
   t.equal(agent.authorization.mode, 'Webhook');
+  t.same([agent.kubeAPIQPS, agent.kubeAPIBurst, agent.eventRecordQPS, agent.eventBurst], [50, 100, 50, 100], "kubelet 1.27's client limits");
+  const limited = allNodeAgentConfig(config('--nodeagent-arg=--kube-api-qps=7').nodeAgentArgs!, ['--container-runtime=process']);
+  t.equal(limited.kubeAPIQPS, 7, "the user's limit wins");
 });
 
 t.test('the API server: nodes reached by address first; namespaces finished by the controller manager when it runs', async (t) => {
