@@ -9,6 +9,8 @@
 import type { Logger } from 'pino';
 import { isNotFound } from '../../client/errors';
 import type { EventType } from '../../client/events';
+import { SharedInformer } from '../../client/informer';
+import { sleep } from '../../client/sleep';
 import { RESOURCES } from '../../client/resources';
 import type { RestClient } from '../../client/rest-client';
 import type { KubeObject } from '../../client/types';
@@ -98,6 +100,13 @@ export class PodLifecycle {
   readonly #lastSync = new Map<string, number>();
   /** source updates are handled one after another, in order */
   #updates: Promise<void> = Promise.resolve();
+  /**
+   * this node's Node, for admission (kubelet's node lister): a GET per admitted batch would hold every
+   * later source update (and so the pod manager's statuses) behind the client's rate limiter
+   */
+  readonly #nodeInformer: SharedInformer | undefined;
+  readonly #nodeAbort = new AbortController();
+  #nodeRun: Promise<void> | undefined;
   #housekeeping: NodeJS.Timeout | undefined;
   #housekeepingRun: Promise<void> | undefined;
 
@@ -135,6 +144,7 @@ export class PodLifecycle {
       onEvent: (e) => this.#onPlegEvent(e),
     });
     opts.probes.onUpdate((uid) => this.#dispatchSync(uid));
+    if (opts.client) this.#nodeInformer = new SharedInformer(opts.client, RESOURCES.nodes, { fieldSelector: `metadata.name=${opts.nodeName}`, logger: opts.logger });
     if (opts.client) this.#sources.push(new ApiSource({ client: opts.client, nodeName: opts.nodeName, logger: opts.logger, set: (pods) => this.#config.set('api', pods) }));
     if (cfg.podManifestPath) {
       this.#sources.push(new FileSource({ path: cfg.podManifestPath, nodeName: opts.nodeName, everyMs: cfg.fileCheckFrequencyMs, logger: opts.logger, set: (pods) => this.#config.set('file', pods) }));
@@ -147,6 +157,7 @@ export class PodLifecycle {
   }
 
   start(): void {
+    this.#nodeRun = this.#nodeInformer?.run(this.#nodeAbort.signal);
     for (const s of this.#sources) s.start();
     this.#pleg.start();
     this.statusManager.start();
@@ -165,6 +176,8 @@ export class PodLifecycle {
     clearTimeout(this.#housekeeping);
     this.#housekeeping = undefined;
     await Promise.all(this.#sources.map((s) => s.stop()));
+    this.#nodeAbort.abort();
+    await this.#nodeRun;
     await this.#updates;
     await this.#pleg.stop();
     await this.#housekeepingRun;
@@ -474,6 +487,11 @@ export class PodLifecycle {
 
   async #node(): Promise<KubeObject | undefined> {
     if (!this.#opts.client) return undefined;
+    const informer = this.#nodeInformer;
+    // the informer's copy once it has listed (briefly waited for at start); else one GET
+    if (informer && (informer.hasSynced || (await Promise.race([informer.waitForSync(this.#nodeAbort.signal), sleep(2000).then(() => false)])))) {
+      return informer.store.list()[0];
+    }
     try {
       return await this.#opts.client.get(RESOURCES.nodes, undefined, this.#opts.nodeName);
     } catch (err) {
