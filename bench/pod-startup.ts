@@ -9,7 +9,9 @@
  *     kube's pod start-up SLO (p99 <= 5 s for stateless pods, image pulls excluded: there are none);
  *   - the time from the first create to the last pod Running;
  *   - the API server's RSS (peak, sampled every second) and the CPU seconds of each process.
- *   node dist/bench/pod-startup.js [--runtime simulated|containerd] [--nodes 100] [--pods 100] [--out file.json]
+ * With --create-qps N the creates are paced at N per second (kube's density tests create at a steady
+ * rate; the default, 0, sends them all at once).
+ *   node dist/bench/pod-startup.js [--runtime simulated|containerd] [--nodes 100] [--pods 100] [--create-qps 0] [--out file.json]
  *     [--agent-args="..."] [--scheduler-args="--kube-api-qps=5000 --kube-api-burst=5000"]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -18,7 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { startManagedContainerd, sweepContainerdDir } from '../src/all/containerd';
+import { removeAllPodSandboxes, startManagedContainerd, sweepContainerdDir } from '../src/all/containerd';
+import { RuntimeServiceClient } from '../src/nodeagent/cri/runtime-service-client';
 import { OFFLINE_PAUSE_IMAGE, importImages, offlineImagesUnavailable } from '../src/all/images';
 import { managedContainerdUnavailable } from '../src/all/runtime';
 import { cniNames } from '../src/nodeagent/network/cni-config';
@@ -107,6 +110,9 @@ async function containerdRuntime(dataDir: string): Promise<{ agentArgs: string[]
   const why = managedContainerdUnavailable() ?? offlineImagesUnavailable();
   if (why) throw new Error(`--runtime containerd: ${why}`);
   const logger = pino({ level: 'warn' });
+  // host-local's leases of this run's network: a run killed before its clean-up leaves its 100 addresses
+  // taken, and the next run finds the /24 full
+  fs.rmSync(path.join('/var/lib/cni/networks', cniNames(CONTAINERD_POD_CIDR).network), { recursive: true, force: true });
   const dir = path.join(dataDir, 'containerd');
   const containerd = await startManagedContainerd({ dir, sandboxImage: OFFLINE_PAUSE_IMAGE, logger });
   await importImages({ socket: containerd.socket, snapshotter: containerd.snapshotter, airGapDir: path.join(dataDir, 'images'), offline: true, logger });
@@ -125,6 +131,11 @@ async function containerdRuntime(dataDir: string): Promise<{ agentArgs: string[]
       '--port', String(await freePort()), '--healthz-port', '0', '--read-only-port', '0',
     ],
     stop: async () => {
+      // the pods' network teardown first (CNI DEL): without it each run leaves 100 masquerade chains in
+      // the nat table, and every later CNI ADD is slower for them
+      const runtime = new RuntimeServiceClient({ endpoint: containerd.endpoint, timeoutMs: 30_000 });
+      await removeAllPodSandboxes(runtime);
+      runtime.close();
       await containerd.stop();
       await sweepContainerdDir(dir);
       try {
@@ -136,7 +147,7 @@ async function containerdRuntime(dataDir: string): Promise<{ agentArgs: string[]
   };
 }
 
-async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number, agentArgs: string[], schedulerArgs: string[]): Promise<PodStartupRun> {
+async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number, agentArgs: string[], schedulerArgs: string[], createQps: number): Promise<PodStartupRun> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-bench-podstart-'));
   const server = new BallastServer({ mainJs: MAIN_JS, dataDir });
   await server.start();
@@ -223,7 +234,13 @@ async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number
     const rssBefore = rssMiB(server.pid);
     const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), agent: cpuSecondsOf(agent.child.pid) };
     const t0 = nowMs();
+    let slot = 0;
     await inParallel(podNames, 32, async (n) => {
+      // paced: pod i is sent no earlier than i / createQps seconds after the first
+      if (createQps > 0) {
+        const due = t0 + (slot++ * 1000) / createQps;
+        if (due > nowMs()) await sleep(due - nowMs());
+      }
       sent.set(n, nowMs());
       await client.create(RESOURCES.pods, ns, pod(n, image));
     });
@@ -287,6 +304,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
       'agent-args': { type: 'string', default: '' },
       'scheduler-args': { type: 'string', default: '--kube-api-qps=5000 --kube-api-burst=5000' },
+      'create-qps': { type: 'string', default: '0' },
     },
   });
   const split = (s: string | undefined) => (s ?? '').split(' ').filter((a) => a !== '');
@@ -294,7 +312,7 @@ async function main(): Promise<void> {
   if (runtime !== 'simulated' && runtime !== 'containerd') throw new Error(`--runtime ${runtime}: simulated or containerd`);
   // containerd: one real node (this machine)
   const nodes = runtime === 'containerd' ? 1 : Number(values.nodes);
-  const r = await oneRun(runtime, nodes, Number(values.pods), split(values['agent-args']), split(values['scheduler-args']));
+  const r = await oneRun(runtime, nodes, Number(values.pods), split(values['agent-args']), split(values['scheduler-args']), Number(values['create-qps']));
   console.log(
     `${r.pods} pods on ${r.nodes} ${runtime === 'containerd' ? 'containerd node' : 'simulated nodes'} (nodes Ready after ${r.nodesReadyMs} ms): create -> Running p50 ${r.latencyMs.p50} ms, ` +
       `p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms (SLO p99 <= 5 s: ${r.sloMet ? 'met' : 'missed'}); ` +

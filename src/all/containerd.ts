@@ -217,3 +217,22 @@ export async function sweepContainerdDir(dir: string): Promise<void> {
   killRecordedProcesses(path.join(dir, 'state'));
   await unmountUnder(dir);
 }
+
+/**
+ * Stop and remove every pod sandbox, with their containers, shims and network namespaces: the CNI
+ * plugins' DEL runs, so the bridge's masquerade rules and host-local's address leases go too (a
+ * sweep of the directory kills processes without it, and they stay behind). For runs that end for
+ * good (tests, benchmarks); `ballast all` leaves its pods running when it stops, as k3s does.
+ */
+export async function removeAllPodSandboxes(runtime: RuntimeServiceClient): Promise<void> {
+  let sandboxes;
+  try {
+    sandboxes = await runtime.listPodSandbox();
+  } catch {
+    return; // containerd is not answering: a sweep of its directory still cleans up the rest
+  }
+  for (const sandbox of sandboxes) {
+    await runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
+    await runtime.removePodSandbox(sandbox.id).catch(() => undefined);
+  }
+}

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { CNI_BIN_DIR, containerdConfigToml, killRecordedProcesses, snapshotterFor, sweepContainerdDir, unmountUnder, whichBinary } from '../../src/all/containerd';
+import { CNI_BIN_DIR, containerdConfigToml, killRecordedProcesses, removeAllPodSandboxes, snapshotterFor, sweepContainerdDir, unmountUnder, whichBinary } from '../../src/all/containerd';
 import { BUSYBOX_IMAGE, PAUSE_IMAGE } from '../../src/nodeagent/cri/busybox-images';
 import { ImageServiceClient } from '../../src/nodeagent/cri/image-service-client';
 import { RuntimeServiceClient } from '../../src/nodeagent/cri/runtime-service-client';
@@ -105,7 +105,7 @@ export async function startContainerd(): Promise<Containerd> {
   const images = new ImageServiceClient({ endpoint, timeoutMs: 10_000 });
 
   const stop = async (): Promise<void> => {
-    await removeSandboxes(runtime);
+    await removeAllPodSandboxes(runtime);
     runtime.close();
     images.close();
     if (exited === undefined) {
@@ -136,19 +136,5 @@ export async function startContainerd(): Promise<Containerd> {
   return { dir, socket, endpoint, cniConfDir, podLogRoot, snapshotter, runtime, images, log, stop };
 }
 
-
-/** stop and remove every sandbox (and with them their containers, shims and network namespaces) */
-async function removeSandboxes(runtime: RuntimeServiceClient): Promise<void> {
-  let sandboxes;
-  try {
-    sandboxes = await runtime.listPodSandbox();
-  } catch {
-    return; // containerd is not answering: the pid and mount sweeps below still clean up
-  }
-  for (const sandbox of sandboxes) {
-    await runtime.stopPodSandbox(sandbox.id).catch(() => undefined);
-    await runtime.removePodSandbox(sandbox.id).catch(() => undefined);
-  }
-}
 
 export { sweepContainerdDir };
