@@ -17,17 +17,8 @@ import { CriStatsClient } from '../../src/nodeagent/stats/cri-stats-client';
 import { LinuxNodeStats } from '../../src/nodeagent/stats/node-stats';
 import { SummaryProvider } from '../../src/nodeagent/stats/summary-provider';
 import type { Pod, PodRuntimeStatus } from '../../src/nodeagent/types';
+import { waitFor } from '../e2e/harness';
 import { containerdSkipReason, startContainerd } from '../helpers/containerd';
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 t.test('QoS cgroups and stats with containerd', { skip: containerdSkipReason() ?? false }, async (t) => {
   const containerd = await startContainerd();
@@ -74,7 +65,7 @@ t.test('QoS cgroups and stats with containerd', { skip: containerdSkipReason() ?
   const status = (): Promise<PodRuntimeStatus> => manager.getPodStatus(uid, 'burst', 'default');
   const result = await manager.syncPod(pod, await status(), []);
   t.same(result.results.filter((r) => r.error), [], 'the pod starts');
-  const running = await eventually('app running', async () => {
+  const running = await waitFor('app running', async () => {
     const s = await status();
     return s.containerStatuses.find((c) => c.name === 'app' && c.state === 'running') ? s : undefined;
   });
@@ -103,7 +94,7 @@ t.test('QoS cgroups and stats with containerd', { skip: containerdSkipReason() ?
       containerStats: stats,
       podLogsDir: containerd.podLogRoot,
     });
-    const summary = await eventually('container stats', async () => {
+    const summary = await waitFor('container stats', async () => {
       const s = await provider.summary(false);
       const app = s.pods.find((p) => p.podRef.uid === uid)?.containers.find((c) => c.name === 'app');
       return app?.memory?.workingSetBytes ? s : undefined;
@@ -125,7 +116,7 @@ t.test('QoS cgroups and stats with containerd', { skip: containerdSkipReason() ?
     active.length = 0;
     await manager.garbageCollect({ minAgeMs: 0, maxPerPodContainer: 0, maxContainers: -1 }, true, false);
     for (const s of await containerd.runtime.listPodSandbox()) await containerd.runtime.removePodSandbox(s.id);
-    await eventually('the pod cgroup removed', async () => {
+    await waitFor('the pod cgroup removed', async () => {
       qos.cleanupOrphanedPodCgroups();
       return qos.podCgroups().has(uid) ? undefined : true;
     });
