@@ -12,6 +12,8 @@
 #    busybox-static (the offline test images are built from its /bin/busybox). The tests start
 #    their own containerd under a temporary directory; no system containerd service is started or
 #    enabled here (where the package's postinst starts one anyway, it is left alone and unused).
+#  - PostgreSQL 15 (Debian's postgresql) for the storage tests on a shared database: the tests run
+#    initdb and pg_ctl themselves in a temporary directory, as the postgres user when root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -120,3 +122,18 @@ if [ "${#missing[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 containerd --version 2>/dev/null || true
+
+# PostgreSQL (test/helpers/postgres.ts runs a private cluster of its own with these binaries, made
+# by initdb in a temporary directory). The package would create and start a system cluster
+# ("main", port 5432) that nothing here uses: createcluster.conf tells it not to.
+if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  echo "postgresql: present ($(ls /usr/lib/postgresql/*/bin/initdb | head -n1))"
+else
+  echo "postgresql: installing Debian's postgresql (no system cluster)"
+  as_root mkdir -p /etc/postgresql-common
+  if [ ! -f /etc/postgresql-common/createcluster.conf ]; then
+    echo "create_main_cluster = false" | as_root tee /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
+  apt_update_once
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql
+fi

@@ -173,6 +173,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       prefix: config.storage.prefix,
       logger: logger.child({ component: 'storage' }),
       synchronous: 'FULL',
+      tls: config.storage.tls,
       wrap: (s) => {
         // etcd_request_duration_seconds times the database itself, inside any encryption
         const timed = new TimedStore(s, metrics);
@@ -188,7 +189,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     throw err;
   }
   // an interval of 0 gives a compactor that never runs; each database has its own revisions to compact
-  const compactors = databases.map((d) => startCompactor({ store: d.store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor', database: d.file }) }));
+  const compactors = databases.map((d) => startCompactor({ store: d.store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor', database: d.id }) }));
   const compactor = { stop: () => compactors.forEach((c) => c.stop()) };
   let eventExpiry: Expiry | undefined;
   let registry: ReturnType<typeof createRegistry> | undefined;
@@ -326,7 +327,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
       resources: () => (i === 0 ? storedResources(scheme.kinds, unstored) : []),
       countPeriodMs: i === 0 ? config.countMetricPollPeriodMs : 0,
       dbIntervalMs: config.dbMetricPollIntervalMs,
-      dbFiles: sqliteFiles(d.file),
+      dbFiles: d.file ? sqliteFiles(d.file) : [],
       endpoint: d.url,
       logger: logger.child({ component: 'metrics' }),
     }));

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import { openSqliteStore } from './sqlite/open-sqlite-store';
 import { acquireSqliteLock } from './sqlite/sqlite-lock';
-import { parseStoreUrl } from './store-url';
+import { openPostgresStore } from './postgres/open-postgres-store';
+import type { PostgresTlsFiles } from './postgres/pg-connections';
+import { parseStoreUrl, storeIdOf } from './store-url';
 import type { Store } from './store';
 import type { StoreLock } from './store-lock';
 import { API_KEY_ROOT, PrefixedStore } from './prefixed-store';
@@ -23,6 +25,8 @@ export interface OpenStoreOptions {
   synchronous?: 'FULL' | 'NORMAL' | boolean;
   /** committed events kept in memory for watches starting in the recent past (default 10000) */
   watchBufferSize?: number;
+  /** PostgreSQL: --etcd-cafile, --etcd-certfile, --etcd-keyfile */
+  tls?: PostgresTlsFiles;
 }
 
 /** open the store a URL names (see parseStoreUrl), creating and migrating its schema if needed */
@@ -30,27 +34,31 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   const location = parseStoreUrl(url);
   const synchronous =
     options.synchronous === undefined || options.synchronous === true ? 'FULL' : options.synchronous === false ? 'NORMAL' : options.synchronous;
+  if (location.dialect === 'postgres') {
+    return openPostgresStore(location.url, location.id, { logger: options.logger, tls: options.tls, watchBufferSize: options.watchBufferSize });
+  }
   return openSqliteStore(location.file, { logger: options.logger, synchronous, watchBufferSize: options.watchBufferSize });
 }
 
 /**
  * Take the one-process lock of the store a URL names before anything is written to it (see
  * store-lock.ts); throws StoreInUseError when another live process holds it. Release it after the
- * store is closed.
+ * store is closed. A PostgreSQL database is shared by design: its lock holds nothing.
  */
 export function lockStore(url: string, holder: { dataDir?: string } = {}): StoreLock {
   const location = parseStoreUrl(url);
+  if (location.dialect === 'postgres') return Object.freeze({ database: location.id, release() {} });
   return acquireSqliteLock(location.file, { dataDir: holder.dataDir });
 }
 
 /** the distinct databases of --etcd-servers and --etcd-servers-overrides, the default first */
 export function storeUrls(url: string, overrides: readonly { url: string }[]): string[] {
-  const byFile = new Map<string, string>([[parseStoreUrl(url).file, url]]);
+  const byId = new Map<string, string>([[storeIdOf(parseStoreUrl(url)), url]]);
   for (const o of overrides) {
-    const file = parseStoreUrl(o.url).file;
-    if (!byFile.has(file)) byFile.set(file, o.url);
+    const id = storeIdOf(parseStoreUrl(o.url));
+    if (!byId.has(id)) byId.set(id, o.url);
   }
-  return [...byFile.values()];
+  return [...byId.values()];
 }
 
 /**
@@ -86,7 +94,10 @@ export interface OpenStoresOptions extends OpenStoreOptions {
 
 export interface OpenedDatabase {
   readonly url: string;
-  readonly file: string;
+  /** the SQLite file's path or the PostgreSQL database's id (no password) */
+  readonly id: string;
+  /** the SQLite file (undefined for PostgreSQL) */
+  readonly file?: string;
   /** the database's store, prefixed and wrapped */
   readonly store: Store;
 }
@@ -102,14 +113,15 @@ export async function openStores(options: OpenStoresOptions): Promise<{ store: S
     for (const u of storeUrls(url, overrides)) {
       let store = await openStore(u, storeOptions);
       if (prefix !== undefined && prefix !== API_KEY_ROOT) store = new PrefixedStore(store, prefix);
-      databases.push({ url: u, file: parseStoreUrl(u).file, store: wrap(store, u) });
+      const location = parseStoreUrl(u);
+      databases.push({ url: u, id: storeIdOf(location), file: location.dialect === 'sqlite' ? location.file : undefined, store: wrap(store, u) });
     }
   } catch (err) {
     await Promise.all(databases.map((d) => d.store.close()));
     throw err;
   }
   if (overrides.length === 0) return { store: databases[0].store, databases };
-  const byFile = new Map(databases.map((d) => [d.file, d.store]));
-  const routes = overrides.map((o) => ({ prefix: o.keyPrefix, store: byFile.get(parseStoreUrl(o.url).file)! }));
+  const byId = new Map(databases.map((d) => [d.id, d.store]));
+  const routes = overrides.map((o) => ({ prefix: o.keyPrefix, store: byId.get(storeIdOf(parseStoreUrl(o.url)))! }));
   return { store: new RoutingStore({ fallback: databases[0].store, routes }), databases };
 }

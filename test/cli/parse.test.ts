@@ -115,8 +115,13 @@ t.test('--etcd-servers is checked while parsing: one message naming the flag and
     }
     return t.fail(`${arg} was accepted`);
   };
-  t.equal(refused('--etcd-servers=etcd://127.0.0.1:2379'), 'invalid argument "etcd://127.0.0.1:2379" for "--etcd-servers" flag: unknown scheme "etcd" (expected sqlite:///path/to/state.db)');
-  t.match(refused('--etcd-servers=postgres://db:5432/k'), /^invalid argument "postgres:\/\/db:5432\/k" for "--etcd-servers" flag: PostgreSQL storage is not available yet/);
+  t.equal(
+    refused('--etcd-servers=etcd://127.0.0.1:2379'),
+    'invalid argument "etcd://127.0.0.1:2379" for "--etcd-servers" flag: unknown scheme "etcd" (expected sqlite:///path/to/state.db or postgres://user:password@host:port/database)',
+  );
+  t.match(refused('--etcd-servers=postgres://db:5432/'), /^invalid argument "postgres:\/\/db:5432\/" for "--etcd-servers" flag: names no database/);
+  t.match(refused('--etcd-servers=postgres://db/k?sslmode=maybe'), /flag: sslmode "maybe" is not one of disable, allow, prefer, require, verify-ca, verify-full, no-verify/);
+  t.equal(parse('--etcd-servers=postgres://u:p@db:5432/k?sslmode=require').list('etcd-servers')[0], 'postgres://u:p@db:5432/k?sslmode=require');
   t.match(refused('--etcd-servers=sqlite://'), /"--etcd-servers" flag: names no file/);
   t.match(refused('--etcd-servers=sqlite:///a%zz.db'), /bad %-escape/);
   t.equal(parse('--etcd-servers=sqlite:///srv/state.db').list('etcd-servers')[0], 'sqlite:///srv/state.db');

@@ -50,7 +50,7 @@ t.test('a bad --etcd-servers URL is refused while parsing, before anything is wr
   const dataDir = `${dir}/data`;
   for (const [url, problem] of [
     ['mysql://h/db', 'unknown scheme "mysql"'],
-    ['postgres://u@h:5432/db', 'PostgreSQL storage is not available yet'],
+    ['postgres://u@h:5432/', 'names no database'],
     ['sqlite://', 'names no file'],
   ]) {
     const r = ballast('apiserver', '--data-dir', dataDir, '--etcd-servers', url);

@@ -27,7 +27,7 @@ t.test('storage URLs', async (t) => {
   t.same(parseStoreUrl('sqlite://data/state.db'), { dialect: 'sqlite', file: path.resolve('data/state.db') });
   t.same(parseStoreUrl('/tmp/x.db'), { dialect: 'sqlite', file: '/tmp/x.db' });
   t.same(parseStoreUrl('rel.db'), { dialect: 'sqlite', file: path.resolve('rel.db') });
-  t.throws(() => parseStoreUrl('postgres://u@h:5432/db'), /PostgreSQL storage is not available yet/);
+  t.equal(parseStoreUrl('postgres://u@h:5432/db').dialect, 'postgres');
   t.throws(() => parseStoreUrl('etcd://127.0.0.1:2379'), /unknown scheme "etcd"/);
   t.throws(() => parseStoreUrl('sqlite://'), /names no file/);
   await t.rejects(openStore('mysql://h/db'), /unknown scheme "mysql"/);

@@ -56,13 +56,7 @@ export class RingBuffer {
   /** append the next committed event; a revision that does not follow the last one restarts the buffer */
   push(event: StoreEvent): void {
     const capacity = this.#slots.length;
-    if (event.revision !== this.lastRevision + 1) {
-      this.#slots.fill(undefined);
-      this.#head = 0;
-      this.#size = 0;
-      this.#bytes = 0;
-      this.#startRevision = event.revision - 1;
-    }
+    if (event.revision !== this.lastRevision + 1) this.reset(event.revision - 1);
     if (capacity === 0) {
       this.#startRevision = event.revision;
       return;
@@ -73,6 +67,15 @@ export class RingBuffer {
     this.#bytes += weight(event);
     // keep at least the newest event, however large
     while (this.#bytes > this.#maxBytes && this.#size > 1) this.#dropOldest();
+  }
+
+  /** forget every event: the buffer starts again after revision */
+  reset(revision: Revision): void {
+    this.#slots.fill(undefined);
+    this.#head = 0;
+    this.#size = 0;
+    this.#bytes = 0;
+    this.#startRevision = revision;
   }
 
   #dropOldest(): void {

@@ -26,7 +26,10 @@ export interface CurrentTable {
   create_revision: number;
 }
 
-/** Small named integers: `compact_revision` and `compact_cursor` (the highest log id compaction has processed). */
+/**
+ * Small named integers: `compact_revision`, `compact_cursor` (the highest log id compaction has
+ * processed) and, on PostgreSQL, `revision`.
+ */
 export interface MetaTable {
   name: string;
   value: number;
@@ -47,3 +50,5 @@ export interface RevlogDatabase {
 
 export const META_COMPACT_REVISION = 'compact_revision';
 export const META_COMPACT_CURSOR = 'compact_cursor';
+/** PostgreSQL only: the newest revision handed out (SQLite keeps it in sqlite_sequence) */
+export const META_REVISION = 'revision';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { StorageError, type Revision, type StoreEvent, type Watch, type WatchOptions } from '../store';
+import { isStorageError, StorageError, type Revision, type StoreEvent, type Watch, type WatchOptions } from '../store';
 import { PrefixIndex } from './prefix-index';
 import { RingBuffer } from './ring-buffer';
 
@@ -73,6 +73,16 @@ export class WatchHub {
     }
   }
 
+  /**
+   * The events up to revision cannot be delivered (a log tailer found them compacted before it read
+   * them): every watch ends with err, as a watcher that fell behind does, and the buffer starts
+   * again after revision, so no later watch is served across the hole.
+   */
+  reset(revision: Revision, err: StorageError): void {
+    for (const w of [...this.#index.all()]) this.#fail(w, err);
+    this.#ring.reset(revision);
+  }
+
   /** end every watch with Closed */
   close(): void {
     this.#closed = true;
@@ -97,6 +107,7 @@ export class WatchHub {
       try {
         events = await this.#options.readHistory(prefix, w.last, upTo);
       } catch (err) {
+        if (isStorageError(err, 'Compacted')) return this.#compacted(w);
         return this.#fail(w, new StorageError('Unavailable', 'reading watch history failed', { cause: err }));
       }
       if (w.ended) return;

@@ -3,20 +3,7 @@ import { compareKeys, prefixRange } from '../revlog/key-range';
 import { META_COMPACT_CURSOR, META_COMPACT_REVISION } from '../revlog/schema';
 import type { KeyValue, ListResult, Revision, StoreEvent } from '../store';
 import { prepareStatements, type SqliteStatements } from './sqlite-statements';
-
-interface CurrentRow {
-  key: string;
-  value: string;
-  mod_revision: number;
-  create_revision: number;
-}
-
-const fromCurrent = (r: CurrentRow): KeyValue => ({
-  key: r.key,
-  value: r.value,
-  modRevision: r.mod_revision,
-  createRevision: r.create_revision,
-});
+import { eventOfRow, kvOfCurrent, mergeByKey } from '../revlog/rows';
 
 /**
  * Reads on a connection of their own. Each read runs in one short read transaction, so the rows
@@ -55,7 +42,7 @@ export class SqliteReader {
   get(key: string, revision?: Revision): KeyValue | undefined {
     if (revision === undefined) {
       const row = this.#s.currentByKey.get({ key });
-      return row && fromCurrent(row);
+      return row && kvOfCurrent(row);
     }
     // the key's newest log row at or below the revision; a tombstone means absent
     const row = this.#s.logAtRevision.get({ key, revision });
@@ -76,8 +63,8 @@ export class SqliteReader {
     return this.#snapshot(() => {
       const revision = this.lastRevision();
       const rows = this.#s.listCurrent.all({ ...range, limit: limit > 0 ? limit + 1 : -1 });
-      if (limit <= 0 || rows.length <= limit) return { items: rows.map(fromCurrent), revision, more: false, remaining: 0 };
-      const items = rows.slice(0, limit).map(fromCurrent);
+      if (limit <= 0 || rows.length <= limit) return { items: rows.map(kvOfCurrent), revision, more: false, remaining: 0 };
+      const items = rows.slice(0, limit).map(kvOfCurrent);
       if (!countRemaining) return { items, revision, more: true };
       const total = this.#s.countCurrent.get(range)?.n ?? 0;
       return { items, revision, more: true, remaining: total - limit };
@@ -105,7 +92,7 @@ export class SqliteReader {
       const untouched = this.#s.listCurrent
         .all({ ...range, limit: scanLimit })
         .filter((r) => !skip.has(r.key))
-        .map(fromCurrent);
+        .map(kvOfCurrent);
       const items = mergeByKey(untouched, past, limit > 0 ? limit + 1 : Infinity);
       const more = limit > 0 && items.length > limit;
       return { items: more ? items.slice(0, limit) : items, revision, more };
@@ -115,24 +102,6 @@ export class SqliteReader {
   /** committed events of keys under prefix with revision in (after, upTo] */
   history(prefix: string, after: Revision, upTo: Revision): StoreEvent[] {
     const rows = this.#s.history.all({ after, upTo, ...prefixRange(prefix) });
-    return rows.map((r): StoreEvent => {
-      const base = { key: r.key, revision: r.id, createRevision: r.create_revision };
-      const prev = r.prev_value ?? '';
-      if (r.op === 'create') return { ...base, type: 'ADDED', value: r.value };
-      if (r.op === 'update') return { ...base, type: 'MODIFIED', value: r.value, prevValue: prev };
-      return { ...base, type: 'DELETED', value: prev, prevValue: prev };
-    });
+    return rows.map(eventOfRow);
   }
-}
-
-/** merge two key-sorted lists, keeping at most max items */
-function mergeByKey(a: KeyValue[], b: KeyValue[], max: number): KeyValue[] {
-  const out: KeyValue[] = [];
-  let i = 0;
-  let j = 0;
-  while (out.length < max && (i < a.length || j < b.length)) {
-    if (j >= b.length || (i < a.length && compareKeys(a[i].key, b[j].key) < 0)) out.push(a[i++]);
-    else out.push(b[j++]);
-  }
-  return out;
 }

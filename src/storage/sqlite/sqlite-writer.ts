@@ -1,21 +1,13 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { CompactStep, VacuumStep, WriteOp, WriteResult } from '../revlog/write-op';
+import { compactOp, createOp, deleteOp, updateOp, type Batch, type OpProgram } from '../revlog/apply-op';
+import type { VacuumStep, WriteOp, WriteResult } from '../revlog/write-op';
 import type { Outcome } from '../revlog/writer-queue';
-import { META_COMPACT_CURSOR, META_COMPACT_REVISION } from '../revlog/schema';
-import { isStorageError, StorageError, type KeyValue, type Revision, type StoreEvent } from '../store';
-import { prepareStatements, type SqliteStatements } from './sqlite-statements';
+import { META_COMPACT_REVISION } from '../revlog/schema';
+import { isStorageError } from '../store';
+import { prepareStatements, type SqliteStatement, type SqliteStatements } from './sqlite-statements';
 
 /** what one committed transaction changed, for the store's in-memory state */
-export interface CommitEffects {
-  /** the newest revision after the commit */
-  revision: Revision;
-  /** events of the batch in revision order */
-  events: StoreEvent[];
-  /** set when a compaction batch raised the compact revision */
-  compactRevision?: Revision;
-}
-
-interface Batch extends CommitEffects {}
+export type CommitEffects = Batch;
 
 /**
  * Applies a batch of write operations on the single writer connection in one BEGIN IMMEDIATE
@@ -58,13 +50,13 @@ export class SqliteWriter {
   #apply(op: WriteOp, batch: Batch): WriteResult {
     switch (op.kind) {
       case 'create':
-        return this.#create(op.key, op.value, batch);
+        return this.#drive(createOp(op.key, op.value, batch));
       case 'update':
-        return this.#update(op.key, op.value, op.expectedRevision, batch);
+        return this.#drive(updateOp(op.key, op.value, op.expectedRevision, batch));
       case 'delete':
-        return this.#delete(op.key, op.expectedRevision, batch);
+        return this.#drive(deleteOp(op.key, op.expectedRevision, batch));
       case 'compact':
-        return this.#compact(op.revision, op.maxRows, batch);
+        return this.#drive(compactOp(op.revision, op.maxRows, batch));
       case 'vacuum':
         return this.#vacuum(op.pages);
       case 'probe': {
@@ -78,79 +70,15 @@ export class SqliteWriter {
     }
   }
 
-  #create(key: string, value: string, batch: Batch): KeyValue {
-    if (this.#s.currentByKey.get({ key })) throw new StorageError('Exists', `key ${key} already exists`, { key });
-    const revision = batch.revision + 1;
-    // a re-created key links to its tombstone, so compaction can remove that tombstone's history
-    const prevRevision = this.#s.lastLogId.get({ key })?.id ?? 0;
-    this.#s.insertLog.run({ id: revision, key, value, createRevision: revision, prevRevision, op: 'create' });
-    this.#s.insertCurrent.run({ key, value, modRevision: revision, createRevision: revision });
-    batch.revision = revision;
-    batch.events.push({ type: 'ADDED', key, revision, value, createRevision: revision });
-    return { key, value, modRevision: revision, createRevision: revision };
-  }
-
-  #update(key: string, value: string, expected: Revision | undefined, batch: Batch): KeyValue {
-    const row = this.#existing(key, expected);
-    const revision = batch.revision + 1;
-    const createRevision = row.create_revision;
-    this.#s.insertLog.run({ id: revision, key, value, createRevision, prevRevision: row.mod_revision, op: 'update' });
-    this.#s.updateCurrent.run({ key, value, modRevision: revision });
-    batch.revision = revision;
-    batch.events.push({ type: 'MODIFIED', key, revision, value, prevValue: row.value, createRevision });
-    return { key, value, modRevision: revision, createRevision };
-  }
-
-  #delete(key: string, expected: Revision | undefined, batch: Batch): KeyValue {
-    const row = this.#existing(key, expected);
-    const revision = batch.revision + 1;
-    const createRevision = row.create_revision;
-    // the tombstone keeps no value: the deleted value is the row at prev_revision
-    this.#s.insertLog.run({ id: revision, key, value: '', createRevision, prevRevision: row.mod_revision, op: 'delete' });
-    this.#s.deleteCurrent.run({ key });
-    batch.revision = revision;
-    batch.events.push({ type: 'DELETED', key, revision, value: row.value, prevValue: row.value, createRevision });
-    return { key, value: row.value, modRevision: revision, createRevision };
-  }
-
-  #existing(key: string, expected: Revision | undefined) {
-    const row = this.#s.currentByKey.get({ key });
-    if (!row) throw new StorageError('NotFound', `key ${key} not found`, { key });
-    if (expected !== undefined && expected !== row.mod_revision) {
-      throw new StorageError('Conflict', `key ${key} is at revision ${row.mod_revision}, not ${expected}`, {
-        key,
-        revision: row.mod_revision,
-      });
+  /** run an operation's program, answering its queries on this connection */
+  #drive<T>(program: OpProgram<T>): T {
+    let step = program.next();
+    while (!step.done) {
+      const { query, mode, params } = step.value;
+      const stmt = this.#s[query] as SqliteStatement<unknown>;
+      step = program.next(mode === 'run' ? stmt.run(params).changes : mode === 'get' ? stmt.get(params) : stmt.all(params));
     }
-    return row;
-  }
-
-  /**
-   * One compaction batch. A log row at or below the compact revision is removed when a later row at
-   * or below it superseded it (that row's prev_revision names it), and tombstones at or below it are
-   * removed too. The cursor records how far the log has been processed, so an interrupted
-   * compaction resumes where it stopped.
-   */
-  #compact(revision: Revision, maxRows: number, batch: Batch): CompactStep {
-    const s = this.#s;
-    const compactRevision = s.getMeta.get({ name: META_COMPACT_REVISION })?.value ?? 0;
-    const target = Math.min(Math.max(compactRevision, revision), batch.revision);
-    if (target > compactRevision) {
-      s.setMeta.run({ name: META_COMPACT_REVISION, value: target });
-      batch.compactRevision = target;
-    }
-    const cursor = s.getMeta.get({ name: META_COMPACT_CURSOR })?.value ?? 0;
-    if (cursor >= target) return { removed: 0, done: true };
-    const upTo = Math.min(cursor + maxRows, target);
-    const doomed = new Set<number>();
-    for (const row of s.compactScan.all({ after: cursor, upTo })) {
-      if (row.prev_revision > 0) doomed.add(row.prev_revision);
-      if (row.op === 'delete') doomed.add(row.id);
-    }
-    let removed = 0;
-    for (const id of doomed) removed += s.deleteLogRow.run({ id }).changes;
-    s.setMeta.run({ name: META_COMPACT_CURSOR, value: upTo });
-    return { removed, done: upTo >= target };
+    return step.value;
   }
 
   #vacuum(pages: number): VacuumStep {
