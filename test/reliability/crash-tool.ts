@@ -6,19 +6,22 @@
  *   thing allowed to differ is the one write each client had in flight (unanswered) at the crash,
  *   and then the object must be exactly what that write produced;
  * - no object is a mixture of two writes (every field carries the id of the write that produced it);
- * - `PRAGMA integrity_check` is ok on the database as the crash left it (opened read-only);
+ * - `PRAGMA integrity_check` is ok on the database as the crash left it (opened read-only); on
+ *   PostgreSQL (--database-url), every row of `current` is its key's log row at its mod_revision and
+ *   the revision counter covers the log;
  * - a watch resumed from the last resourceVersion seen before the crash delivers every later event
  *   exactly once and in order (the concatenated watch streams equal each key's committed history),
  *   or 410 when that version was compacted.
  *
  * Standalone: npx ts-node-transpile-only test/reliability/crash-tool.ts --kills 20 [--clients 16]
  *   [--keys-per-client 8] [--min-run-ms 300] [--max-run-ms 1500] [--seed N] [--data-dir DIR]
- *   [--args "--etcd-compaction-interval 5s"]
+ *   [--args "--etcd-compaction-interval 5s"] [--database-url postgres://user@host:port/db]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { Client } from './lib/client';
 import { BallastServer, sleep } from './lib/server';
 import { Prng, parseFlags, seedFrom } from './lib/stats';
@@ -35,6 +38,8 @@ export interface CrashOptions {
   dataDir?: string;
   /** extra server flags */
   serverArgs?: string[];
+  /** a PostgreSQL database (empty) for the server instead of SQLite in its data dir */
+  databaseUrl?: string;
   log?: (line: string) => void;
 }
 
@@ -152,7 +157,7 @@ export async function runCrash(o: CrashOptions): Promise<CrashFigures> {
   let writeSeq = 0;
   const nextWriteId = () => `w${++writeSeq}`;
 
-  const server = await BallastServer.start({ dataDir, args: o.serverArgs });
+  const server = await BallastServer.start({ dataDir, args: [...(o.databaseUrl ? ['--etcd-servers', o.databaseUrl] : []), ...(o.serverArgs ?? [])] });
   let watch: WatchStream | undefined;
   let lastSeen = 0;
   try {
@@ -209,14 +214,9 @@ export async function runCrash(o: CrashOptions): Promise<CrashFigures> {
       f.kills++;
 
       // --- the database as the crash left it
-      const db = new Database(dbFile, { readonly: true, fileMustExist: true });
-      try {
-        const result = db.pragma('integrity_check', { simple: true });
-        f.integrityChecks++;
-        if (result !== 'ok') violation(`integrity_check after kill ${cycle}: ${String(result)}`);
-      } finally {
-        db.close();
-      }
+      const problem = o.databaseUrl ? await postgresConsistency(o.databaseUrl) : sqliteIntegrity(dbFile);
+      f.integrityChecks++;
+      if (problem !== 'ok') violation(`integrity_check after kill ${cycle}: ${problem}`);
 
       // --- restart, resume the watch, then compare every key with the model
       await server.restart();
@@ -250,6 +250,33 @@ export async function runCrash(o: CrashOptions): Promise<CrashFigures> {
     watch?.close();
     await server.kill('SIGKILL');
     if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** SQLite's own check of the file as the crash left it (opened read-only) */
+function sqliteIntegrity(file: string): string {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    return String(db.pragma('integrity_check', { simple: true }));
+  } finally {
+    db.close();
+  }
+}
+
+/** the revision log's own invariants on PostgreSQL: 'ok', or what is wrong */
+async function postgresConsistency(url: string): Promise<string> {
+  const c = new pg.Client(url);
+  await c.connect();
+  try {
+    const orphans = await c.query(
+      'SELECT count(*)::int AS n FROM current c LEFT JOIN log l ON l.id = c.mod_revision AND l.key = c.key AND l.value = c.value WHERE l.id IS NULL',
+    );
+    if (orphans.rows[0].n !== 0) return `${orphans.rows[0].n} rows of current have no matching log row`;
+    const counter = await c.query("SELECT (SELECT value FROM meta WHERE name = 'revision')::bigint AS rev, (SELECT coalesce(max(id), 0) FROM log)::bigint AS top");
+    if (Number(counter.rows[0].rev) < Number(counter.rows[0].top)) return `revision counter ${counter.rows[0].rev} is below the newest log row ${counter.rows[0].top}`;
+    return 'ok';
+  } finally {
+    await c.end();
   }
 }
 
@@ -460,6 +487,7 @@ if (require.main === module) {
     seed: seedFrom(flags.get('seed')),
     dataDir: flags.get('data-dir'),
     serverArgs: flags.get('args')?.split(/\s+/).filter(Boolean),
+    databaseUrl: flags.get('database-url'),
     log: (l) => console.log(l),
   }).then(
     (f) => {
