@@ -15,6 +15,7 @@ import { builtinKinds } from '../../src/api/kinds';
 import { definitions } from '../../src/schema';
 import { createRegistry } from '../../src/api/registry';
 import { CollectingSink } from '../helpers/registry-fixture';
+import { postgresSkipReason, startPostgres } from '../helpers/postgres';
 
 const parse = (...args: string[]) => parseOptions(apiServerOptionGroups, args);
 
@@ -124,4 +125,33 @@ t.test('the registry serves an overridden resource with its store\'s resourceVer
   // configmaps keep the default store's revisions
   const cm = await registry.create({ kind: scheme.byResource('', 'v1', 'configmaps')!, namespace: 'default' }, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } }, { dryRun: false });
   t.equal(cm.object.metadata!.resourceVersion, String(primaryRevision + 1));
+});
+
+t.test('PostgreSQL for everything but events, which stay on SQLite', { skip: postgresSkipReason() }, async (t) => {
+  const pg = await startPostgres();
+  t.teardown(() => pg.stop());
+  const dir = tempDir(t);
+  const eventsUrl = `sqlite://${path.join(dir, 'events.db')}`;
+  const overrides = parseServersOverrides([`/events#${eventsUrl}`]);
+  t.same(storeUrls(pg.url, overrides), [pg.url, eventsUrl]);
+  const lock = lockStores(storeUrls(pg.url, overrides), { dataDir: dir });
+  t.teardown(() => lock.release());
+  t.doesNotThrow(() => lockStores([pg.url]).release(), 'a PostgreSQL database is shared: its lock holds nothing');
+  t.throws(() => lockStores([eventsUrl]), StoreInUseError, 'the SQLite events database is locked');
+  const { store, databases } = await openStores({ url: pg.url, overrides, synchronous: 'NORMAL' });
+  t.teardown(() => store.close());
+  t.same(
+    databases.map((d) => [d.id, d.file]),
+    [
+      [`postgres://postgres@127.0.0.1:${pg.port}/ballast`, undefined],
+      [path.join(dir, 'events.db'), path.join(dir, 'events.db')],
+    ],
+  );
+  await store.create('/registry/core/configmaps/default/a', '{}');
+  const ev = await store.create('/registry/core/events/default/e1', '{}');
+  t.equal(ev.modRevision, 1);
+  t.equal(databases[0].store.currentRevision(), 1);
+  t.ok(await databases[1].store.get('/registry/core/events/default/e1'));
+  t.equal(await databases[0].store.get('/registry/core/events/default/e1'), undefined, 'no event in PostgreSQL');
+  t.same((await store.list('/registry/core/')).items.map((kv) => kv.key), ['/registry/core/configmaps/default/a']);
 });
