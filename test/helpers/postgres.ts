@@ -40,6 +40,13 @@ export interface PrivatePostgresOptions {
   database?: string;
   /** extra `-c name=value` settings */
   settings?: Record<string, string>;
+  /**
+   * serve TLS with this certificate and key; with caFile, client certificates signed by it are
+   * checked (pg_hba's `cert` method)
+   */
+  tls?: { certFile: string; keyFile: string; caFile?: string };
+  /** pg_hba.conf lines in place of initdb's (which trust every local connection) */
+  hba?: string[];
 }
 
 /** the directory of Debian's PostgreSQL binaries (the newest major installed), or undefined */
@@ -102,7 +109,29 @@ export async function startPostgres(options: PrivatePostgresOptions = {}): Promi
     asRoot ? execFileAsync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args]) : execFileAsync(path.join(bin, file), args);
   await run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
   const port = await freePort();
+  const tlsSettings: Record<string, string> = {};
+  if (options.tls) {
+    // the server reads its key only when the key file is its own and private
+    const own = (from: string, name: string, mode: number) => {
+      const to = path.join(dir, name);
+      fs.copyFileSync(from, to);
+      fs.chmodSync(to, mode);
+      if (asRoot) execFileSync('chown', ['postgres:postgres', to]);
+      return to;
+    };
+    tlsSettings.ssl = 'on';
+    tlsSettings.ssl_cert_file = own(options.tls.certFile, 'server.crt', 0o644);
+    tlsSettings.ssl_key_file = own(options.tls.keyFile, 'server.key', 0o600);
+    if (options.tls.caFile) tlsSettings.ssl_ca_file = own(options.tls.caFile, 'ca.crt', 0o644);
+  }
+  if (options.hba) {
+    // local (Unix socket) connections stay trusted: the helper's own psql uses them
+    const hba = path.join(data, 'pg_hba.conf');
+    fs.writeFileSync(hba, ['local all all trust', ...options.hba, ''].join('\n'));
+    if (asRoot) execFileSync('chown', ['postgres:postgres', hba]);
+  }
   const settings: Record<string, string> = {
+    ...tlsSettings,
     listen_addresses: '127.0.0.1',
     port: String(port),
     unix_socket_directories: dir,

@@ -15,6 +15,11 @@ export async function openPostgresStore(url: string, id: string, options: OpenPo
   const config = clientConfig(url, { tls, logger: options.logger });
   const pool = openPool(url, { tls, poolSize, logger: options.logger });
   try {
+    try {
+      await pool.query('SELECT 1');
+    } catch (err) {
+      throw pgFailure(err, `connecting to ${id} failed`);
+    }
     await migratePostgres(pool, id, options.logger);
     const initial = await new PostgresReader(pool).state();
     return new PostgresStore({ ...storeOptions, pool, clientConfig: config, initial, id });
