@@ -59,7 +59,7 @@ export const apiServerNetworkOptions: OptionGroup = Object.freeze({
 export const etcdOptions: OptionGroup = Object.freeze({
   title: 'Storage (etcd) flags',
   options: [
-    option('etcd-servers', 'stringSlice', 'where state is kept: sqlite:///path/to/state.db (embedded, one server) or postgres://user@host:5432/db', {
+    option('etcd-servers', 'stringSlice', 'where state is kept: sqlite:///path/to/state.db (embedded, one server process per file) or postgres://user:password@host:5432/db[?sslmode=...] (PostgreSQL, shared by any number of API servers; sslmode as libpq: disable, require, verify-ca, verify-full, no-verify)', {
       defaultText: 'sqlite://<data-dir>/state.db',
       supported: true,
       // checked while parsing, so a bad URL is refused before certificates or files are written
@@ -76,7 +76,7 @@ export const etcdOptions: OptionGroup = Object.freeze({
       supported: true,
       validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
     }),
-    option('storage-backend', 'string', 'storage backend: etcd3 (the default, and kube\'s only value) or empty; the scheme of --etcd-servers picks the SQL store behind it (sqlite://, later postgres://)', {
+    option('storage-backend', 'string', 'storage backend: etcd3 (the default, and kube\'s only value) or empty; the scheme of --etcd-servers picks the SQL store behind it (sqlite:// or postgres://)', {
       supported: true,
       validate: (v) => (v === '' || v === 'etcd3' ? undefined : "allowed values: etcd3. If not specified, it will default to 'etcd3'"),
     }),
@@ -87,12 +87,12 @@ export const etcdOptions: OptionGroup = Object.freeze({
       { default: 'application/json', validate: oneOf(...STORAGE_MEDIA_TYPES), supported: true },
     ),
     option('encryption-provider-config', 'string', 'EncryptionConfiguration file: the resources to encrypt at rest and their providers (aescbc, aesgcm, secretbox, identity, and kms v1: a KMS plugin serving kube\'s v1beta1 KeyManagementService on a unix:// socket, with a fresh data key per write and a cache of decrypted data keys; the first encrypts, all decrypt). With one kms provider /healthz/kms-provider-0 checks its plugin (kms-providers with several)', { supported: true }),
-    option('etcd-servers-overrides', 'stringSlice', 'resources kept in a store of their own, as group/resource#url (core group as /resource, e.g. /events#sqlite:///var/lib/ballast/events.db); comma-separated or repeated. Each store has its own lock and its own revisions (the resourceVersions of those resources)', {
+    option('etcd-servers-overrides', 'stringSlice', 'resources kept in a store of their own, as group/resource#url (core group as /resource, e.g. /events#sqlite:///var/lib/ballast/events.db); comma-separated or repeated. Each store has its own revisions (the resourceVersions of those resources); a SQLite one is private to its server, also when the default store is PostgreSQL', {
       supported: true,
       validate: (v) => serversOverridesProblem(v as string[]),
     }),
-    option('etcd-cafile', 'string', 'CA file that checks the server certificate of a postgres:// store (TLS); checked to be readable at start', { supported: true }),
-    option('etcd-certfile', 'string', 'client certificate presented to a postgres:// store (TLS); checked to be readable at start', { supported: true }),
+    option('etcd-cafile', 'string', 'CA file that checks the server certificate of a postgres:// store: TLS with verify-full unless the URL\'s sslmode says otherwise; checked to be readable at start', { supported: true }),
+    option('etcd-certfile', 'string', 'client certificate presented to a postgres:// store (TLS; PostgreSQL\'s cert authentication takes the user from its common name); checked to be readable at start', { supported: true }),
     option('etcd-keyfile', 'string', 'key of --etcd-certfile; checked to be readable at start', { supported: true }),
     option('etcd-prefix', 'string', 'root of every key in the database (the API keys /registry/<group>/<resource>/... are stored as <prefix>/<group>/<resource>/...)', { default: '/registry', supported: true }),
     option('etcd-count-metric-poll-period', 'duration', 'how often the per-resource object counts of /metrics (apiserver_storage_objects) are refreshed; 0 turns them off', {
@@ -100,7 +100,7 @@ export const etcdOptions: OptionGroup = Object.freeze({
       supported: true,
       validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
     }),
-    option('etcd-db-metric-poll-interval', 'duration', 'how often the database size of /metrics (apiserver_storage_db_total_size_in_bytes: the SQLite file plus its WAL) is refreshed; 0 turns it off', {
+    option('etcd-db-metric-poll-interval', 'duration', 'how often the database size of /metrics (apiserver_storage_db_total_size_in_bytes: the SQLite file plus its WAL; not reported for PostgreSQL) is refreshed; 0 turns it off', {
       default: '30s',
       supported: true,
       validate: (v) => ((v as number) >= 0 ? undefined : 'must not be negative'),
