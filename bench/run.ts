@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { EtcdServer, ensureEtcd, etcdVersion, EtcdClient } from './etcd';
 import { BallastServer } from './lib/ballast-server';
+import { postgresSkipReason, postgresVersion, startPostgres } from './lib/postgres';
 import { ballastClient } from './lib/context';
 import type { BenchConfig, BenchContext } from './lib/context';
 import { Progress } from './lib/progress';
@@ -35,6 +36,7 @@ export function defaultConfig(quick: boolean, outDir: string): BenchConfig {
         churnCompaction: '5s',
         objectBytes: 1024,
         etcd: true,
+        postgres: true,
         outDir,
         scenarios: new Set(ALL_SCENARIOS),
       }
@@ -49,6 +51,7 @@ export function defaultConfig(quick: boolean, outDir: string): BenchConfig {
         churnCompaction: '1m',
         objectBytes: 1024,
         etcd: true,
+        postgres: true,
         outDir,
         scenarios: new Set(ALL_SCENARIOS),
       };
@@ -112,7 +115,7 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
   }
   // history must survive the whole run (watch replays an old revision); churn runs its own server with compaction
   const ballast = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'ballast'), args: ['--etcd-compaction-interval', '0', '--logging-format', 'json', ...(cfg.serverArgs ?? [])], cpuProfDir: cfg.cpuProfDir });
-  const ctx: BenchContext = { cfg, ballast, etcd, progress, results, log };
+  const ctx: BenchContext = { cfg, system: 'ballast', ballast, etcd, progress, results, log };
   try {
     // the first start creates the PKI; the second is the start-to-ready of an empty database
     await ballast.start();
@@ -121,18 +124,8 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
     if (etcd) results.startup.push({ system: 'etcd', objects: 0, readyMs: round(await etcd.start(), 0) });
     log(`ballast ${ballast.url} (pid ${ballast.pid})${etcd ? `, etcd ${etcd.url} (pid ${etcd.pid})` : ''}; work dir ${work}`);
 
-    if (cfg.scenarios.has('writes')) await writeScenario(ctx);
-
-    let replay: { ballastRv: string; etcdRev?: number; count: number } | undefined;
-    if (cfg.scenarios.has('reads') || cfg.scenarios.has('footprint') || cfg.scenarios.has('watch')) {
-      const http = ballastClient(ctx, 1);
-      const before = (await http.json<{ metadata: { resourceVersion: string } }>('GET', '/api/v1/namespaces?limit=1')).metadata.resourceVersion;
-      http.close();
-      const etcdRev = etcd ? (await new EtcdClient(etcd.url, 1).range('/none/', {})).revision : undefined;
-      const footprintAt = new Set(cfg.quick ? [cfg.sizes[cfg.sizes.length - 1]] : cfg.sizes.filter((s) => s >= 10000));
-      await readScenario(ctx, async (size) => {
-        if (!cfg.scenarios.has('footprint') || !footprintAt.has(size)) return;
-        await new Promise((r) => setTimeout(r, 2000));
+    await stateScenarios(ctx, {
+      footprint: async (size) => {
         const f = ballast.files();
         const row = { system: 'ballast' as const, objects: size, rssMiB: round(ballast.rssMiB(), 1), dbMiB: round(f.dbMiB, 2), walMiB: round(f.walMiB, 2) };
         // RSS again once the watch cache holds the collection
@@ -145,9 +138,8 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
           const e = etcd.files();
           results.footprint.push({ system: 'etcd', objects: size, rssMiB: round(etcd.rssMiB(), 1), dbMiB: round(e.dbMiB, 2), walMiB: round(e.walMiB, 2) });
         }
-      });
-      replay = { ballastRv: before, etcdRev: etcdRev === undefined ? undefined : etcdRev + 1, count: Math.min(cfg.sizes[cfg.sizes.length - 1], 10000) };
-      if (cfg.scenarios.has('footprint')) {
+      },
+      afterReads: async () => {
         const n = cfg.sizes[cfg.sizes.length - 1];
         await ballast.stop();
         results.startup.push({ system: 'ballast', objects: n, readyMs: round(await ballast.start(), 0) });
@@ -155,15 +147,15 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
           await etcd.stop();
           results.startup.push({ system: 'etcd', objects: n, readyMs: round(await etcd.start(), 0) });
         }
-      }
-    }
-
-    if (cfg.scenarios.has('watch')) await watchScenario(ctx, replay);
+      },
+    });
   } finally {
     progress.stop();
     await ballast.stop();
     await etcd?.stop();
   }
+
+  if (cfg.postgres && ['writes', 'reads', 'watch'].some((x) => cfg.scenarios.has(x))) await postgresPasses({ ...ctx, etcd: undefined }, o, work, notes);
 
   if (cfg.scenarios.has('churn') && cfg.churnSeconds > 0) {
     const churnServer = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'churn'), args: ['--etcd-compaction-interval', cfg.churnCompaction, '--logging-format', 'json', ...(cfg.serverArgs ?? [])] });
@@ -183,4 +175,70 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
   log(`results: ${files.join(', ')}`);
   fs.rmSync(work, { recursive: true, force: true });
   return { results, files };
+}
+
+/**
+ * writes, reads and watch on the systems of ctx; footprint (with its sizes) and afterReads (the
+ * restart with the full collection) only where given
+ */
+async function stateScenarios(ctx: BenchContext, hooks: { footprint?: (size: number) => Promise<void>; afterReads?: () => Promise<void> }): Promise<void> {
+  const { cfg, etcd } = ctx;
+  if (cfg.scenarios.has('writes')) await writeScenario(ctx);
+  let replay: { ballastRv: string; etcdRev?: number; count: number } | undefined;
+  const footprint = cfg.scenarios.has('footprint') ? hooks.footprint : undefined;
+  if (cfg.scenarios.has('reads') || footprint || cfg.scenarios.has('watch')) {
+    const http = ballastClient(ctx, 1);
+    const before = (await http.json<{ metadata: { resourceVersion: string } }>('GET', '/api/v1/namespaces?limit=1')).metadata.resourceVersion;
+    http.close();
+    const etcdRev = etcd ? (await new EtcdClient(etcd.url, 1).range('/none/', {})).revision : undefined;
+    const footprintAt = new Set(cfg.quick ? [cfg.sizes[cfg.sizes.length - 1]] : cfg.sizes.filter((s) => s >= 10000));
+    await readScenario(ctx, async (size) => {
+      if (!footprint || !footprintAt.has(size)) return;
+      await new Promise((r) => setTimeout(r, 2000));
+      await footprint(size);
+    });
+    replay = { ballastRv: before, etcdRev: etcdRev === undefined ? undefined : etcdRev + 1, count: Math.min(cfg.sizes[cfg.sizes.length - 1], 10000) };
+    if (footprint) await hooks.afterReads?.();
+  }
+  if (cfg.scenarios.has('watch')) await watchScenario(ctx, replay);
+}
+
+/**
+ * The same writes, reads and watch on PostgreSQL (a private cluster, durable commits as SQLite's):
+ * one API server, then two on one database, the second started with the first one's CA and
+ * service-account keys as a second server of a cluster would be
+ */
+async function postgresPasses(base: BenchContext, o: RunOptions, work: string, notes: string[]): Promise<void> {
+  const why = postgresSkipReason();
+  if (why) {
+    notes.push(`PostgreSQL not run: ${why}`);
+    base.log(`PostgreSQL not run: ${why}`);
+    return;
+  }
+  const pg = await startPostgres();
+  base.results.meta.postgresVersion = postgresVersion();
+  try {
+    for (const [system, count] of [['postgres', 1], ['postgres-2', 2]] as const) {
+      const url = await pg.database(`bench_${system.replace('-', '_')}`);
+      const servers: BallastServer[] = [];
+      try {
+        for (let i = 0; i < count; i++) {
+          const dataDir = path.join(work, `${system}-${i}`);
+          if (i > 0) {
+            fs.mkdirSync(path.join(dataDir, 'pki'), { recursive: true });
+            for (const f of ['ca.crt', 'ca.key', 'sa.key', 'sa.pub']) fs.copyFileSync(path.join(work, `${system}-0`, 'pki', f), path.join(dataDir, 'pki', f));
+          }
+          const server = new BallastServer({ mainJs: o.mainJs, dataDir, args: ['--etcd-servers', url, '--etcd-compaction-interval', '0', '--logging-format', 'json', ...(base.cfg.serverArgs ?? [])] });
+          servers.push(server);
+          base.results.startup.push({ system, objects: 0, readyMs: round(await server.start(), 0) });
+        }
+        base.log(`${system}: ${servers.map((s) => `${s.url} (pid ${s.pid})`).join(', ')} on ${url}`);
+        await stateScenarios({ ...base, system, ballast: servers[0], peer: servers[1] }, {});
+      } finally {
+        for (const s of servers) await s.stop();
+      }
+    }
+  } finally {
+    await pg.stop();
+  }
 }

@@ -4,7 +4,7 @@ import type { EtcdServer } from '../etcd';
 import type { BallastServer } from './ballast-server';
 import { HttpClient } from './http-client';
 import type { Progress } from './progress';
-import type { BenchResults } from './results';
+import type { BallastSystem, BenchResults } from './results';
 
 export interface BenchConfig {
   /** small sizes and counts, for CI smoke runs */
@@ -27,6 +27,8 @@ export interface BenchConfig {
   objectBytes: number;
   /** run etcd side by side */
   etcd: boolean;
+  /** run writes, reads and watch again on PostgreSQL: one API server, then two on one database */
+  postgres: boolean;
   outDir: string;
   /** scenarios to run (writes, reads, watch, footprint, churn) */
   scenarios: Set<string>;
@@ -38,7 +40,11 @@ export interface BenchConfig {
 
 export interface BenchContext {
   cfg: BenchConfig;
+  /** which Ballast set-up is measured (the results' system) */
+  system: BallastSystem;
   ballast: BallastServer;
+  /** postgres-2: the second API server on the same database (reads and watches go there) */
+  peer?: BallastServer;
   etcd?: EtcdServer;
   progress: Progress;
   results: BenchResults;
@@ -47,6 +53,21 @@ export interface BenchContext {
 
 export function ballastClient(ctx: BenchContext, maxSockets: number): HttpClient {
   return new HttpClient({ baseUrl: ctx.ballast.url, ca: ctx.ballast.ca(), maxSockets });
+}
+
+/** a client of the server that serves reads and watches: the second server when there are two */
+export function readerClient(ctx: BenchContext, maxSockets: number): HttpClient {
+  const server = ctx.peer ?? ctx.ballast;
+  return new HttpClient({ baseUrl: server.url, ca: server.ca(), maxSockets });
+}
+
+/**
+ * clients for a write load of `clients` concurrent writers: one per server, the writers split
+ * between them (the i-th operation goes to clients[i % clients.length])
+ */
+export function writerClients(ctx: BenchContext, clients: number): HttpClient[] {
+  const servers = ctx.peer ? [ctx.ballast, ctx.peer] : [ctx.ballast];
+  return servers.map((s) => new HttpClient({ baseUrl: s.url, ca: s.ca(), maxSockets: Math.max(1, Math.ceil(clients / servers.length)) }));
 }
 
 export function etcdClient(ctx: BenchContext, maxSockets: number): EtcdClient | undefined {

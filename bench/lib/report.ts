@@ -73,15 +73,48 @@ export function targetsTable(r: BenchResults): string[] {
   );
 }
 
+/**
+ * The headline figures of each system in one table: Ballast on SQLite, on PostgreSQL with one API
+ * server and with two (writes spread over both, reads and watches on the second), and etcd
+ */
+export function sideBySide(r: BenchResults): string[] {
+  const systems = ['ballast', 'postgres', 'postgres-2', 'etcd'].filter((s) => r.writes.some((w) => w.system === s));
+  if (!systems.includes('postgres')) return [];
+  const maxClients = Math.max(...r.writes.map((w) => w.clients), 1);
+  const sizes = [...new Set(r.reads.map((x) => x.size))].sort((a, b) => a - b);
+  const mid = sizes.filter((s) => s <= 10000).pop() ?? sizes[0];
+  const maxWatchers = Math.max(...r.watch.map((w) => w.watchers), 1);
+  const create = (s: string) => (s === 'etcd' ? 'put' : 'create');
+  const mode = (s: string) => (s === 'etcd' ? 'linearizable' : 'mostRecent');
+  const row = (what: string, f: (s: string) => number | undefined): (string | number)[] => [what, ...systems.map((s) => f(s) ?? '')];
+  const wr = (s: string, clients: number) => find(r.writes, (x) => x.system === s && x.op === create(s) && x.clients === clients);
+  const wa = (s: string) => find(r.watch, (x) => x.system === s && x.watchers === maxWatchers);
+  return table(
+    ['figure', ...systems.map((s) => (s === 'ballast' ? 'SQLite' : s === 'postgres' ? 'PostgreSQL' : s === 'postgres-2' ? 'PostgreSQL, 2 servers' : 'etcd'))],
+    [
+      row(`creates/s at ${maxClients} clients (etcd: puts)`, (s) => wr(s, maxClients)?.opsPerSec),
+      row('create p50 ms, 1 client', (s) => wr(s, 1)?.latency.p50),
+      row(`create p99 ms, ${maxClients} clients`, (s) => wr(s, maxClients)?.latency.p99),
+      row(`list of ${mid} p50 ms (rv unset / linearizable)`, (s) => read(r, s, 'list', mode(s), mid)?.latency.p50),
+      row(`page of 500 at ${mid} p50 ms`, (s) => read(r, s, 'page', mode(s), mid)?.latency.p50),
+      row(`get p50 ms at ${mid}`, (s) => read(r, s, 'get', mode(s), mid)?.latency.p50),
+      row(`watch sent->event p50 ms, ${maxWatchers} watchers`, (s) => wa(s)?.fromSend.p50),
+      row(`watch sent->event p99 ms, ${maxWatchers} watchers`, (s) => wa(s)?.fromSend.p99),
+    ],
+  );
+}
+
 export function markdown(r: BenchResults): string {
   const m = r.meta;
   const out: string[] = [];
   out.push(`# Ballast benchmark results (${m.date})`, '');
   out.push(`Command: \`${m.command}\`  `);
-  out.push(`Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memGiB} GiB RAM, Node ${m.node}, etcd ${m.etcdVersion ?? 'not run'}; load average at start ${m.loadAverage.map((x) => x.toFixed(2)).join(' ')}  `);
+  out.push(`Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memGiB} GiB RAM, Node ${m.node}, etcd ${m.etcdVersion ?? 'not run'}, PostgreSQL ${m.postgresVersion ?? 'not run'}; load average at start ${m.loadAverage.map((x) => x.toFixed(2)).join(' ')}  `);
   out.push(`Commit: ${m.ballastCommit ?? 'unknown'}`, '');
   if (m.notes.length) out.push(...m.notes.map((n) => `- ${n}`), '');
   out.push('## Targets (issue #4)', '', ...targetsTable(r), '');
+  const systems = sideBySide(r);
+  if (systems.length) out.push('## SQLite, PostgreSQL (one API server, two) and etcd side by side', '', ...systems, '');
   out.push('## Writes', '', ...table(['system', 'op', 'clients', 'count', 'ops/s', 'p50 ms', 'p99 ms'], r.writes.map((w) => [w.system, w.op, w.clients, w.count, w.opsPerSec, w.latency.p50, w.latency.p99])), '');
   out.push('## Reads', '', 'Modes: ballast mostRecent = rv unset (database), any = rv=0 (watch cache), notOlderThan = a recent rv (watch cache), exact = an older rv (revision log); etcd linearizable / serializable / at an older revision.', '');
   out.push(...table(['system', 'size', 'op', 'mode', 'under load', 'items', 'p50 ms', 'p99 ms', 'note'], r.reads.map((x) => [x.system, x.size, x.op, x.mode, x.underLoad ? 'yes' : '', x.items, x.latency.p50, x.latency.p99, x.note ?? ''])), '');

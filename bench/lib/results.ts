@@ -1,7 +1,12 @@
 /** The shape of bench/results/<run>.json. Latencies are in milliseconds, sizes in MiB. */
 import type { LatencySummary } from './stats';
 
-export type System = 'ballast' | 'etcd';
+/**
+ * ballast: the API server on SQLite; postgres: on PostgreSQL; postgres-2: two API servers on one
+ * PostgreSQL database (writes spread over both, reads and watches on the second)
+ */
+export type BallastSystem = 'ballast' | 'postgres' | 'postgres-2';
+export type System = BallastSystem | 'etcd';
 
 export interface WriteResult {
   system: System;
@@ -111,6 +116,7 @@ export interface BenchResults {
     memGiB: number;
     loadAverage: number[];
     etcdVersion?: string;
+    postgresVersion?: string;
     ballastCommit?: string;
     config: Record<string, unknown>;
     notes: string[];

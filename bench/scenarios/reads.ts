@@ -7,7 +7,7 @@
  * and gets are repeated while 64 writers update other objects. Footprint (RSS, database and WAL
  * sizes) is taken at 10k and 100k.
  */
-import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue, objName } from '../lib/context';
+import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue, objName, readerClient } from '../lib/context';
 import type { BenchContext } from '../lib/context';
 import type { EtcdClient } from '../etcd';
 import type { HttpClient } from '../lib/http-client';
@@ -25,7 +25,7 @@ interface ListBody {
 
 async function populate(ctx: BenchContext, from: number, to: number): Promise<void> {
   const http = ballastClient(ctx, 64);
-  ctx.progress.start(`ballast populate ${to}`, to - from);
+  ctx.progress.start(`${ctx.system} populate ${to}`, to - from);
   await runConcurrent(to - from, 64, async (i) => {
     await http.json('POST', cmPath(NS), configMap(objName(from + i), NS, ctx.cfg.objectBytes));
   }, () => ctx.progress.tick());
@@ -91,8 +91,9 @@ async function pages(http: HttpClient, first: string, maxPages: number): Promise
 }
 
 async function ballastReads(ctx: BenchContext, size: number, underLoad: boolean): Promise<void> {
-  const http = ballastClient(ctx, 4);
-  const push = (r: Omit<ReadResult, 'system' | 'size' | 'underLoad'>) => ctx.results.reads.push({ system: 'ballast', size, underLoad, ...r });
+  // with two servers, the reads go to the one that did not write the collection
+  const http = readerClient(ctx, 4);
+  const push = (r: Omit<ReadResult, 'system' | 'size' | 'underLoad'>) => ctx.results.reads.push({ system: ctx.system, size, underLoad, ...r });
   const n = iterations(ctx, size);
   // an older revision for Exact, then move the revision on so it is really older
   const rvOld = (await getList(http, '?limit=1')).metadata.resourceVersion;
@@ -104,7 +105,7 @@ async function ballastReads(ctx: BenchContext, size: number, underLoad: boolean)
     ['notOlderThan', `resourceVersion=${rvRecent}&resourceVersionMatch=NotOlderThan`],
     ['exact', `resourceVersion=${rvOld}&resourceVersionMatch=Exact`],
   ];
-  const step = `ballast reads ${size}${underLoad ? ' under load' : ''}`;
+  const step = `${ctx.system} reads ${size}${underLoad ? ' under load' : ''}`;
   ctx.progress.start(step, modes.length * 3);
   for (const [mode, q] of modes) {
     // gets (kube has no Exact get: rv=N on a get is NotOlderThan)

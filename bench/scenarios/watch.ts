@@ -5,7 +5,8 @@
  * history of the 10k-object collection (ballast: from an old resourceVersion; etcd: from an old
  * revision) and, for ballast, a watch starting with the current state from the cache (rv=0).
  */
-import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue } from '../lib/context';
+import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue, readerClient } from '../lib/context';
+import type { System } from '../lib/results';
 import type { BenchContext } from '../lib/context';
 import { nowMs, summarize, round } from '../lib/stats';
 
@@ -37,7 +38,7 @@ function seen(tr: Tracker, name: string, at: number, watchers: number): void {
   if (left === 0) tr.waiters.get(name)?.();
 }
 
-async function measure(ctx: BenchContext, system: 'ballast' | 'etcd', watchers: number, openAll: (onEvent: (name: string, at: number) => void) => Promise<() => void>, write: (name: string) => Promise<void>): Promise<void> {
+async function measure(ctx: BenchContext, system: System, watchers: number, openAll: (onEvent: (name: string, at: number) => void) => Promise<() => void>, write: (name: string) => Promise<void>): Promise<void> {
   const tr = newTracker();
   const close = await openAll((name, at) => seen(tr, name, at, watchers));
   const events = ctx.cfg.watchEvents;
@@ -65,20 +66,22 @@ async function measure(ctx: BenchContext, system: 'ballast' | 'etcd', watchers: 
 }
 
 async function ballastWatchers(ctx: BenchContext, watchers: number): Promise<void> {
+  // with two servers, the writes go to one and the watches to the other
   const http = ballastClient(ctx, 1);
+  const watching = readerClient(ctx, 1);
   const rv = (await http.json<{ metadata: { resourceVersion: string } }>('GET', `${cmPath(NS)}?limit=1`)).metadata.resourceVersion;
   await measure(
     ctx,
-    'ballast',
+    ctx.system,
     watchers,
     async (onEvent) => {
       let opened = 0;
       const streams: { close(): void }[] = [];
-      ctx.progress.start(`ballast open ${watchers} watches`, watchers);
+      ctx.progress.start(`${ctx.system} open ${watchers} watches`, watchers);
       for (let w = 0; w < watchers; w++) {
         const opening = new Promise<void>((resolve) => {
           streams.push(
-            http.stream('GET', `${cmPath(NS)}?watch=1&resourceVersion=${rv}&timeoutSeconds=600`, undefined, (line, at) => {
+            watching.stream('GET', `${cmPath(NS)}?watch=1&resourceVersion=${rv}&timeoutSeconds=600`, undefined, (line, at) => {
               const ev = JSON.parse(line) as { type: string; object: { metadata: { name: string } } };
               if (ev.type === 'ADDED') onEvent(ev.object.metadata.name, at);
             }, () => (opened++, ctx.progress.tick(), resolve())),
@@ -96,6 +99,7 @@ async function ballastWatchers(ctx: BenchContext, watchers: number): Promise<voi
     },
   );
   http.close();
+  watching.close();
 }
 
 async function etcdWatchers(ctx: BenchContext, watchers: number): Promise<void> {
@@ -124,7 +128,7 @@ async function etcdWatchers(ctx: BenchContext, watchers: number): Promise<void> 
 
 /** events/s to one watcher: replaying `count` events of history, or the initial state from the cache */
 async function throughput(ctx: BenchContext, fromRv: string, count: number, etcdFrom: number | undefined): Promise<void> {
-  const http = ballastClient(ctx, 1);
+  const http = readerClient(ctx, 1);
   for (const [mode, query] of [
     ['replay', `resourceVersion=${fromRv}`],
     ['initial (rv=0, cache)', 'resourceVersion=0'],
@@ -146,7 +150,7 @@ async function throughput(ctx: BenchContext, fromRv: string, count: number, etcd
       void s.done.then(() => resolve());
     });
     const secs = (last - Math.min(first, t0)) / 1000;
-    ctx.results.watchThroughput.push({ system: 'ballast', mode, events: got, eventsPerSec: round(got / secs, 0) });
+    ctx.results.watchThroughput.push({ system: ctx.system, mode, events: got, eventsPerSec: round(got / secs, 0) });
   }
   http.close();
   const etcd = etcdClient(ctx, 1);

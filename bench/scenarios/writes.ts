@@ -3,7 +3,7 @@
  * and delete of 1 KiB ConfigMaps with 1, 16 and 64 concurrent clients; etcd: put, txn comparing
  * mod_revision, deleterange of values of the same size.
  */
-import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue } from '../lib/context';
+import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue, writerClients } from '../lib/context';
 import type { BenchContext } from '../lib/context';
 import { runConcurrent, summarize, round } from '../lib/stats';
 
@@ -16,21 +16,22 @@ const WARM_UP = 600;
  */
 async function warmUp(ctx: BenchContext, ns: string): Promise<void> {
   const count = ctx.cfg.quick ? 60 : WARM_UP;
-  const http = ballastClient(ctx, 16);
-  ctx.progress.start('ballast warm-up (not measured)', count * 3);
+  const clients = writerClients(ctx, 16);
+  const http = { json: <T>(method: string, p: string, body?: unknown, i = 0) => clients[i % clients.length].json<T>(method, p, body) };
+  ctx.progress.start(`${ctx.system} warm-up (not measured)`, count * 3);
   const tick = () => ctx.progress.tick();
   const rvs: string[] = new Array(count);
   await runConcurrent(count, 16, async (i) => {
-    rvs[i] = (await http.json<{ metadata: { resourceVersion: string } }>('POST', cmPath(ns), configMap(`warm-${i}`, ns, ctx.cfg.objectBytes))).metadata.resourceVersion;
+    rvs[i] = (await http.json<{ metadata: { resourceVersion: string } }>('POST', cmPath(ns), configMap(`warm-${i}`, ns, ctx.cfg.objectBytes), i)).metadata.resourceVersion;
   }, tick);
   await runConcurrent(count, 16, async (i) => {
-    await http.json('PUT', cmPath(ns, `warm-${i}`), configMap(`warm-${i}`, ns, ctx.cfg.objectBytes, { resourceVersion: rvs[i] }));
+    await http.json('PUT', cmPath(ns, `warm-${i}`), configMap(`warm-${i}`, ns, ctx.cfg.objectBytes, { resourceVersion: rvs[i] }), i + 1);
   }, tick);
   await runConcurrent(count, 16, async (i) => {
-    await http.json('DELETE', cmPath(ns, `warm-${i}`));
+    await http.json('DELETE', cmPath(ns, `warm-${i}`), undefined, i);
   }, tick);
   ctx.progress.stop();
-  http.close();
+  clients.forEach((c) => c.close());
   const etcd = etcdClient(ctx, 16);
   if (!etcd) return;
   ctx.progress.start('etcd warm-up (not measured)', count * 2);
@@ -49,27 +50,30 @@ export async function writeScenario(ctx: BenchContext): Promise<void> {
   await warmUp(ctx, ns);
   for (const clients of cfg.writeClients) {
     const count = clients === 1 ? cfg.writeCounts[0] : cfg.writeCounts[1];
-    const http = ballastClient(ctx, clients);
+    // with two servers each operation goes to one of them in turn (an update to the other server
+    // than the create: its resourceVersion precondition is checked across servers)
+    const servers = writerClients(ctx, clients);
+    const on = (i: number) => servers[i % servers.length];
     const names = Array.from({ length: count }, (_, i) => `w${clients}-${i}`);
     const rvs: string[] = new Array(count);
     const phase = async (op: string, fn: (i: number) => Promise<void>) => {
-      ctx.progress.start(`ballast ${op} x${clients}`, count);
+      ctx.progress.start(`${ctx.system} ${op} x${clients}`, count);
       const { latencies, elapsedMs } = await runConcurrent(count, clients, fn, () => ctx.progress.tick());
       ctx.progress.stop();
-      ctx.results.writes.push({ system: 'ballast', op, clients, count, opsPerSec: round((count / elapsedMs) * 1000, 1), latency: summarize(latencies) });
+      ctx.results.writes.push({ system: ctx.system, op, clients, count, opsPerSec: round((count / elapsedMs) * 1000, 1), latency: summarize(latencies) });
     };
     await phase('create', async (i) => {
-      const o = await http.json<{ metadata: { resourceVersion: string } }>('POST', cmPath(ns), configMap(names[i], ns, cfg.objectBytes));
+      const o = await on(i).json<{ metadata: { resourceVersion: string } }>('POST', cmPath(ns), configMap(names[i], ns, cfg.objectBytes));
       rvs[i] = o.metadata.resourceVersion;
     });
     await phase('update', async (i) => {
       const body = configMap(names[i], ns, cfg.objectBytes, { resourceVersion: rvs[i], annotations: { round: '2' } });
-      await http.json('PUT', cmPath(ns, names[i]), body);
+      await on(i + 1).json('PUT', cmPath(ns, names[i]), body);
     });
     await phase('delete', async (i) => {
-      await http.json('DELETE', cmPath(ns, names[i]));
+      await on(i).json('DELETE', cmPath(ns, names[i]));
     });
-    http.close();
+    servers.forEach((c) => c.close());
 
     const etcd = etcdClient(ctx, clients);
     if (!etcd) continue;

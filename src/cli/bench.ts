@@ -23,6 +23,8 @@ Flags:
       --churn-compaction D     --etcd-compaction-interval of the churn server (default 1m)
       --scenarios LIST         any of ${ALL_SCENARIOS.join(',')} (default all)
       --no-etcd                do not run etcd side by side
+      --no-postgres            do not run the writes, reads and watch again on PostgreSQL (one API
+                               server, then two on one database)
       --cpu-prof DIR           write a CPU profile of the server (node --cpu-prof) into DIR
       --server-args ARGS       extra flags of the server under test, space-separated (e.g. "--watch-cache=false")
       --out DIR                results folder (default bench/results/<full|quick>)
@@ -50,6 +52,7 @@ export const benchCommand: Command = Object.freeze({
           'churn-compaction': { type: 'string' },
           scenarios: { type: 'string' },
           'no-etcd': { type: 'boolean' },
+          'no-postgres': { type: 'boolean' },
           'cpu-prof': { type: 'string' },
           'server-args': { type: 'string' },
           out: { type: 'string' },
@@ -88,6 +91,7 @@ export const benchCommand: Command = Object.freeze({
       cfg.scenarios = new Set(s);
     }
     if (values['no-etcd']) cfg.etcd = false;
+    if (values['no-postgres']) cfg.postgres = false;
     if (values['server-args']) cfg.serverArgs = (values['server-args'] as string).split(/\s+/).filter(Boolean);
     if (values['cpu-prof']) cfg.cpuProfDir = path.resolve(values['cpu-prof'] as string);
     try {
