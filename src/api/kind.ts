@@ -112,6 +112,12 @@ export interface KindStrategy {
   /** kube's PrepareForUpdate on the main resource; status is already copied from old by the registry */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   /**
+   * after validation and admission, just before a create or update is written (not for dry runs):
+   * work that needs storage itself, and may still adjust the object or refuse the write (the
+   * service allocator claims its values here)
+   */
+  beforeStore?(obj: KubeObject, old?: KubeObject): Promise<void>;
+  /**
    * validation of the whole object (create when old is undefined; update otherwise, including
    * "Cannot be updated" immutability against old). Returns causes (empty = valid), field paths as
    * kube writes them: `spec.template.spec.containers[0].image`.

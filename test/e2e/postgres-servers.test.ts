@@ -25,12 +25,12 @@ const configMap = (name: string, data: Record<string, string> = {}, resourceVers
   data,
 });
 
-async function servers(t: Test, pg: PrivatePostgres, database: string, advertise: string[]): Promise<BallastServer[]> {
+async function servers(t: Test, pg: PrivatePostgres, database: string, advertise: string[], extra: string[] = []): Promise<BallastServer[]> {
   const url = await pg.database(database);
   const out: BallastServer[] = [];
   for (const address of advertise) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-e2e-pg-'));
-    const s = await BallastServer.start({ dataDir, args: ['--etcd-servers', url, '--advertise-address', address] });
+    const s = await BallastServer.start({ dataDir, args: ['--etcd-servers', url, '--advertise-address', address, ...extra] });
     t.teardown(async () => {
       await s.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -176,6 +176,25 @@ t.test('API servers sharing one PostgreSQL database', { skip }, async (t) => {
     await a.restart();
     const again = await a.client().json('GET', CM);
     t.equal(again.body.items.length, stored.size);
+  });
+
+  t.test('services created at once on both servers never share a cluster IP or a node port', async (t) => {
+    // 13 addresses to hand out (the first is the kubernetes service's) and 10 node ports
+    const [a, b] = await servers(t, pg, 'alloc', ['127.0.0.1', '127.0.0.1'], ['--service-cluster-ip-range', '10.0.0.0/28', '--service-node-port-range', '30000-30009']);
+    const clients = [a.client(), b.client()];
+    const SVC = '/api/v1/namespaces/default/services';
+    const svc = (name: string) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { type: 'NodePort', selector: { app: name }, ports: [{ port: 80 }] } });
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => clients[i % 2].json('POST', SVC, svc(`s${i}`))));
+    const created = answers.filter((r) => r.status === 201);
+    t.ok(created.length >= 8, `created ${created.length} of 16 (10 node ports)`);
+    for (const r of answers.filter((x) => x.status !== 201)) t.match(r.body.message, /range is full|already allocated/, `refused: ${r.body.message}`);
+    const list = await clients[0].json('GET', SVC);
+    const mine = list.body.items.filter((s: any) => s.metadata.name !== 'kubernetes');
+    t.equal(mine.length, created.length, 'every acknowledged service is stored');
+    const ips = mine.map((s: any) => s.spec.clusterIP);
+    const ports = mine.map((s: any) => s.spec.ports[0].nodePort);
+    t.equal(new Set(ips).size, ips.length, `distinct cluster IPs: ${ips.join(' ')}`);
+    t.equal(new Set(ports).size, ports.length, `distinct node ports: ${ports.join(' ')}`);
   });
 
   t.test('a database restart: 5xx and an unready /readyz while it is down, then recovery by itself', async (t) => {

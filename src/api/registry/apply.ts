@@ -151,6 +151,7 @@ async function createApplied(
     delete obj.metadata!.resourceVersion;
     return { object: obj, created: true };
   }
+  await kind.strategy.beforeStore?.(obj);
   try {
     const kv = await ctx.store.create(objectKey(kind, namespace, name), encodeForStorage(kind, obj));
     return { object: decodeStored(kind, kv.value, kv.modRevision), created: true };

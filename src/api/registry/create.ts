@@ -80,6 +80,7 @@ export async function create(ctx: RegistryContext, target: Target, body: KubeObj
       return withWarnings({ object: obj, created: true }, warnings);
     }
     const key = objectKey(kind, namespace, name);
+    await kind.strategy.beforeStore?.(obj);
     try {
       const kv = await ctx.store.create(key, encodeForStorage(kind, obj));
       return withWarnings({ object: storedResponse(kind, obj, kv.value, kv.modRevision), created: true }, warnings);

@@ -58,6 +58,7 @@ export async function guaranteedUpdate(ctx: RegistryContext, step: UpdateStep): 
       });
     }
     const answer = (result: WriteResult): WriteResult => (warnings.length > 0 ? { ...result, warnings } : result);
+    if (!step.dryRun && !shouldDeleteDuringUpdate(next, current.obj)) await kind.strategy.beforeStore?.(next, current.obj);
     const nextStored = storageForm(kind, next);
     try {
       if (shouldDeleteDuringUpdate(next, current.obj)) {

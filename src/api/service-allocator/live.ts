@@ -4,15 +4,22 @@
  * what the stored Services hold (followed through the registry with an informer, so deleting a
  * service or turning it into an ExternalName frees its values) plus short-lived reservations for
  * writes still in flight (a value handed to a create is reserved until the informer sees the
- * service, or for a minute when the create failed or was a dry run). One process per database, so
- * this view is complete; several API servers sharing PostgreSQL will need the allocation kept in
- * storage (kube's RangeAllocation objects).
+ * service, or for a minute when the create failed or was a dry run). With storage (useStore),
+ * every new value is also claimed in the database before its service is stored (claims.ts), so API
+ * servers sharing one database never hand out a value twice: a value claimed by another server
+ * moments ago is replaced by another one when it was allocated here, refused when it was requested.
  */
 import crypto from 'node:crypto';
+import type { Logger } from 'pino';
 import type { KubeObject } from '../kind';
-import type { ServiceAllocator } from '../kinds/core/service-allocation';
-import { isObj, objAt, arrAt } from '../kinds/util';
+import { refused, type ServiceAllocator } from '../kinds/core/service-allocation';
+import { isObj, objAt, arrAt, str, type Obj } from '../kinds/util';
 import { errors } from '../errors';
+import type { Store } from '../../storage/store';
+import { AllocationClaims, type ClaimKind } from './claims';
+
+/** how often claims no service holds are looked for (kube's repair loops run every 3 minutes) */
+const REPAIR_INTERVAL_MS = 3 * 60_000;
 
 const RESERVATION_MS = 60_000;
 
@@ -62,7 +69,14 @@ export class LiveServiceAllocator implements ServiceAllocator {
   readonly #ips = new Map<number, string>();
   readonly #portOwners = new Map<number, string>();
   /** what each stored service holds, to free it when the service changes or goes */
-  readonly #held = new Map<string, { ips: number[]; ports: number[] }>();
+  readonly #held = new Map<string, { ips: number[]; ports: number[]; uid?: string }>();
+  /** values handed out (not requested) for the writes of each service still in flight */
+  readonly #handedOut = new Map<string, Set<string>>();
+  /** claims made for the writes of each service still in flight: undone if the write fails */
+  readonly #inFlight = new Map<string, { kind: ClaimKind; value: string; uid?: string }[]>();
+  #claims: AllocationClaims | undefined;
+  #repairTimer: NodeJS.Timeout | undefined;
+  #logger: Logger | undefined;
   readonly #ipReservations = new Map<number, Reservation>();
   readonly #portReservations = new Map<number, Reservation>();
 
@@ -77,9 +91,35 @@ export class LiveServiceAllocator implements ServiceAllocator {
     return intToIp(this.range.first);
   }
 
+  /** claim values in this store before services holding them are stored (several servers, one database) */
+  useStore(store: Store, logger?: Logger): void {
+    this.#logger = logger;
+    this.#claims = new AllocationClaims({ store, logger, clock: this.#clock, holds: (kind, value, owner) => this.#holds(kind, value, owner) });
+    this.#repairTimer = setInterval(() => {
+      this.#claims?.repair().catch((err: unknown) => logger?.warn({ err }, 'repairing service allocation claims failed'));
+    }, REPAIR_INTERVAL_MS);
+    this.#repairTimer.unref();
+  }
+
+  /** claims no service holds removed now (tests; it also runs every few minutes) */
+  repairClaims(): Promise<number> {
+    return this.#claims?.repair() ?? Promise.resolve(0);
+  }
+
+  stop(): void {
+    if (this.#repairTimer) clearInterval(this.#repairTimer);
+  }
+
+  #holds(kind: ClaimKind, value: string, owner: string): boolean {
+    if (kind === 'port') return this.#portOwners.get(Number(value)) === owner;
+    const n = ipToInt(value);
+    return n !== undefined && this.#ips.get(n) === owner;
+  }
+
   /** the informer saw a service (added or changed) or its deletion (obj undefined) */
   observe(key: string, obj: KubeObject | undefined): void {
     const before = this.#held.get(key);
+    if (before && this.#claims) this.#unclaimDropped(key, before, obj);
     if (before) {
       for (const ip of before.ips) if (this.#ips.get(ip) === key) this.#ips.delete(ip);
       for (const p of before.ports) if (this.#portOwners.get(p) === key) this.#portOwners.delete(p);
@@ -88,7 +128,7 @@ export class LiveServiceAllocator implements ServiceAllocator {
     if (!obj) return;
     const spec = objAt(obj, 'spec') ?? {};
     const ips = arrAt(spec, 'clusterIPs').length > 0 ? arrAt(spec, 'clusterIPs') : [spec.clusterIP];
-    const held = { ips: [] as number[], ports: [] as number[] };
+    const held = { ips: [] as number[], ports: [] as number[], uid: obj.metadata?.uid };
     for (const ip of ips) {
       const n = typeof ip === 'string' ? ipToInt(ip) : undefined;
       if (n === undefined) continue;
@@ -105,11 +145,78 @@ export class LiveServiceAllocator implements ServiceAllocator {
     this.#held.set(key, held);
   }
 
-  /** drop what a write for `key` (namespace/name) reserved: it stored nothing */
+  /** drop what a write for `key` (namespace/name) reserved and claimed: it stored nothing */
   release(key: string): void {
     for (const reserved of [this.#ipReservations, this.#portReservations]) {
       for (const [v, r] of reserved) if (r.owner === key) reserved.delete(v);
     }
+    this.#handedOut.delete(key);
+    const claims = this.#inFlight.get(key) ?? [];
+    this.#inFlight.delete(key);
+    for (const c of claims) this.#unclaim(c.kind, c.value, key, c.uid);
+  }
+
+  /** the write for `key` was stored: its claims stay (the service holds them now) */
+  settled(key: string): void {
+    this.#handedOut.delete(key);
+    this.#inFlight.delete(key);
+  }
+
+  /**
+   * Claim in storage each value the service holds that `old` did not. A value another server
+   * claimed meanwhile is marked taken here; when this allocator handed it out, another is picked
+   * (and claimed) in its place, a requested one is refused as taken.
+   */
+  async claim(service: Obj, old?: Obj): Promise<void> {
+    const claims = this.#claims;
+    const spec = objAt(service, 'spec');
+    if (!claims || !spec) return;
+    const meta = objAt(service, 'metadata');
+    const key = `${str(meta?.namespace)}/${str(meta?.name)}`;
+    const uid = typeof meta?.uid === 'string' ? meta.uid : undefined;
+    const had = old ? valuesOf(old) : { ips: [], ports: [] };
+    const take = async (kind: ClaimKind, first: string, replace: () => string): Promise<string> => {
+      let value = first;
+      for (let attempt = 0; ; attempt++) {
+        if (await claims.claim(kind, value, key, uid)) {
+          this.#inFlight.set(key, [...(this.#inFlight.get(key) ?? []), { kind, value, uid }]);
+          return value;
+        }
+        // taken by another server's write: never hand it out here again until its service shows up
+        const until = this.#clock() + RESERVATION_MS;
+        if (kind === 'ip') this.#ipReservations.set(ipToInt(value)!, { owner: '', until });
+        else this.#portReservations.set(Number(value), { owner: '', until });
+        if (!this.#handedOut.get(key)?.has(`${kind}:${value}`) || attempt >= 10) return '';
+        value = replace();
+      }
+    };
+    const ips = valuesOf(service).ips.filter((ip) => !had.ips.includes(ip));
+    for (const ip of ips) {
+      const got = await take('ip', ip, () => this.allocateIP(key));
+      if (!got) refused(service, 'spec.clusterIPs', `[]string{${JSON.stringify(ip)}}`, `failed to allocate IP ${ip}: provided IP is already allocated`);
+      if (got !== ip) {
+        spec.clusterIP = got;
+        spec.clusterIPs = [got];
+      }
+    }
+    for (const [i, p] of arrAt(spec, 'ports').entries()) {
+      if (!isObj(p) || typeof p.nodePort !== 'number' || p.nodePort <= 0 || had.ports.includes(p.nodePort)) continue;
+      const port = String(p.nodePort);
+      const got = await take('port', port, () => String(this.allocateNodePort(`${key}/${i}/${str(p.name)}`)));
+      if (!got) refused(service, `spec.ports[${i}].nodePort`, port, 'provided port is already allocated');
+      p.nodePort = Number(got);
+    }
+  }
+
+  /** the claims of values a service no longer holds (changed, or deleted when obj is undefined) */
+  #unclaimDropped(key: string, before: { ips: number[]; ports: number[]; uid?: string }, obj: KubeObject | undefined): void {
+    const now = obj ? valuesOf(obj) : { ips: [], ports: [] };
+    for (const n of before.ips) if (!now.ips.includes(intToIp(n))) this.#unclaim('ip', intToIp(n), key, before.uid);
+    for (const p of before.ports) if (!now.ports.includes(p)) this.#unclaim('port', String(p), key, before.uid);
+  }
+
+  #unclaim(kind: ClaimKind, value: string, key: string, uid: string | undefined): void {
+    this.#claims?.unclaim(kind, value, key, uid).catch((err: unknown) => this.#logger?.warn({ err, kind, value }, 'removing a service allocation claim failed; repair will'));
   }
 
   allocateIP(key: string): string {
@@ -121,6 +228,7 @@ export class LiveServiceAllocator implements ServiceAllocator {
       if (n === this.range.first) continue; // kept for the `kubernetes` service
       if (this.#free(n, key, this.#ips, this.#ipReservations, true)) {
         this.#reserve(n, key, this.#ipReservations);
+        this.#noteHandedOut(key, `ip:${intToIp(n)}`);
         return intToIp(n);
       }
     }
@@ -146,6 +254,7 @@ export class LiveServiceAllocator implements ServiceAllocator {
       const p = this.ports.min + ((start + i) % size);
       if (this.#free(p, owner, this.#portOwners, this.#portReservations, true)) {
         this.#reserve(p, owner, this.#portReservations);
+        this.#noteHandedOut(owner, `port:${p}`);
         return p;
       }
     }
@@ -173,10 +282,29 @@ export class LiveServiceAllocator implements ServiceAllocator {
     return true;
   }
 
+  #noteHandedOut(key: string, what: string): void {
+    if (!this.#claims) return;
+    const set = this.#handedOut.get(key) ?? new Set<string>();
+    set.add(what);
+    this.#handedOut.set(key, set);
+  }
+
   #reserve(n: number, key: string, reserved: Map<number, Reservation>): void {
     const now = this.#clock();
     reserved.set(n, { owner: key, until: now + RESERVATION_MS });
     // drop expired reservations now and then
     if (reserved.size > 64) for (const [v, r] of reserved) if (r.until <= now) reserved.delete(v);
   }
+}
+
+/** the cluster IPs and node ports a service holds */
+function valuesOf(service: Obj): { ips: string[]; ports: number[] } {
+  const spec = objAt(service, 'spec') ?? {};
+  const listed = arrAt(spec, 'clusterIPs').length > 0 ? arrAt(spec, 'clusterIPs') : [spec.clusterIP];
+  const ips = listed.filter((ip): ip is string => typeof ip === 'string' && ipToInt(ip) !== undefined);
+  const ports = arrAt(spec, 'ports')
+    .filter(isObj)
+    .map((p) => p.nodePort)
+    .filter((p): p is number => typeof p === 'number' && p > 0);
+  return { ips, ports };
 }

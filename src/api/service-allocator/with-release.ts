@@ -18,6 +18,7 @@ export function withAllocationRelease<R extends Registry>(registry: R, allocator
     try {
       const result = await write();
       if (dryRun) allocator.release(key);
+      else allocator.settled(key);
       return result;
     } catch (err) {
       allocator.release(key);

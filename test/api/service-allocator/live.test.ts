@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import t from 'tap';
 import { LiveServiceAllocator, parseServiceRange } from '../../../src/api/service-allocator/live';
+import { openStore } from '../../../src/storage/open';
 
 const svc = (ip: string, ...nodePorts: number[]) => ({ spec: { clusterIP: ip, clusterIPs: [ip], ports: nodePorts.map((nodePort, i) => ({ port: 80 + i, nodePort })) } });
 
@@ -46,4 +50,74 @@ t.test('node ports: unique within the range, requested ones checked, own ports f
   t.throws(() => a.allocateNodePort('ns/other/0/'), /range is full/);
   t.equal(a.refuseNodePort(30000, 'ns/x'), 'provided port is already allocated');
   t.equal(a.refuseNodePort(31000, 'ns/x'), 'provided port is not in the valid range. The range of valid ports is 30000-30002');
+});
+
+t.test('claims in storage: two allocators (two API servers) on one database never hand out one value twice', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-claims-'));
+  const store = await openStore(`sqlite://${dir}/state.db`);
+  t.teardown(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  let now = 1_000_000;
+  const make = () => {
+    const al = new LiveServiceAllocator({ range: parseServiceRange('10.0.0.0/29'), ports: { min: 30000, max: 30001 }, clock: () => now });
+    al.useStore(store);
+    t.teardown(() => al.stop());
+    return al;
+  };
+  const a = make();
+  const b = make();
+  const service = (ns: string, name: string, uid: string, ip: string, nodePort?: number) => ({
+    metadata: { namespace: ns, name, uid },
+    spec: { clusterIP: ip, clusterIPs: [ip], ports: nodePort ? [{ port: 80, nodePort }] : [] },
+  });
+  const claims = async () => (await store.list('/registry/ranges/')).items.map((kv) => `${kv.key} ${JSON.parse(kv.value).owner}`);
+
+  // A hands out an address and claims it; B, which has not seen A's service, picks until it finds the same one
+  const ipA = a.allocateIP('ns/a');
+  const svcA = service('ns', 'a', 'uid-a', ipA);
+  await a.claim(svcA);
+  a.settled('ns/a');
+  let ipB = b.allocateIP('ns/b');
+  while (ipB !== ipA) {
+    b.release('ns/b');
+    ipB = b.allocateIP('ns/b');
+  }
+  const svcB = service('ns', 'b', 'uid-b', ipB);
+  await b.claim(svcB);
+  t.not(svcB.spec.clusterIP, ipA, 'B replaced the address A had claimed');
+  t.same(svcB.spec.clusterIPs, [svcB.spec.clusterIP]);
+  t.same((await claims()).sort(), [`/registry/ranges/serviceips/${ipA} ns/a`, `/registry/ranges/serviceips/${svcB.spec.clusterIP} ns/b`].sort());
+  b.settled('ns/b');
+
+  // a requested address another server claimed: 422, as a taken address is
+  t.equal(b.refuseIP(ipA, 'ns/c'), 'provided IP is already allocated', 'B learned that the address is taken');
+  const c = make();
+  t.equal(c.refuseIP(ipA, 'ns/c'), undefined, 'a third server that knows nothing yet accepts it in memory');
+  await t.rejects(c.claim(service('ns', 'c', 'uid-c', ipA)), { code: 422, message: /spec.clusterIPs: Invalid value: \[\]string\{"10.0.0.\d"\}: failed to allocate IP 10.0.0.\d: provided IP is already allocated/ });
+  c.release('ns/c');
+
+  // node ports the same way; a failed write gives its claims back
+  const withPort = service('ns', 'd', 'uid-d', '', 30000);
+  withPort.spec.clusterIPs = [];
+  await a.claim(withPort);
+  t.ok((await claims()).includes('/registry/ranges/servicenodeports/30000 ns/d'));
+  a.release('ns/d');
+  await new Promise((r) => setTimeout(r, 50));
+  t.notOk((await claims()).some((x) => x.includes('servicenodeports/30000')), 'a failed write gave its claim back');
+
+  // the informer sees a service deleted: its claims go, but only while they still name it
+  a.observe('ns/a', svcA as never);
+  a.observe('ns/a', undefined);
+  await new Promise((r) => setTimeout(r, 50));
+  t.notOk((await claims()).some((x) => x.endsWith(' ns/a')), "a deleted service's claim is removed");
+
+  // a claim left behind (a server died between claim and write) goes at repair once it is old enough
+  await store.create('/registry/ranges/servicenodeports/30001', JSON.stringify({ owner: 'ns/dead', uid: 'x', at: now }));
+  t.equal(await a.repairClaims(), 0, 'young claims stay: they may be writes in flight');
+  now += 61_000;
+  b.observe('ns/b', svcB as never);
+  t.equal(await b.repairClaims(), 1, 'the left-behind claim, old now, is removed; the held one stays');
+  t.same(await claims(), [`/registry/ranges/serviceips/${svcB.spec.clusterIP} ns/b`]);
 });

@@ -18,6 +18,11 @@ export interface ServiceAllocator {
   refuseIP(ip: string, key: string): string | undefined;
   allocateNodePort(key: string): number;
   refuseNodePort(port: number, key: string): string | undefined;
+  /**
+   * just before the service is stored: make sure no other API server handed out its new values
+   * meanwhile (values taken elsewhere are replaced when they were allocated here, else 422)
+   */
+  claim?(service: Obj, old?: Obj): Promise<void>;
 }
 
 /** the stand-in without a live allocator: values from a hash, nothing refused */
@@ -66,7 +71,7 @@ function normalizeClusterIPs(spec: Obj): void {
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** 422 as kube's allocators word it; `value` as Go prints it (`[]string{"10.96.0.5"}`, `30080`) */
-function refused(service: Obj, field: string, value: string, why: string): never {
+export function refused(service: Obj, field: string, value: string, why: string): never {
   const meta = objAt(service, 'metadata');
   throw errors.invalid('Service', '', str(meta?.name), [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${value}: ${why}` }]);
 }

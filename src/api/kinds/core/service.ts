@@ -152,6 +152,7 @@ export function serviceKind(allocator: ServiceAllocator = hashAllocator): KindDe
       prepareForUpdate(obj, old) {
         keepAllocatedOnUpdate(obj, old, allocator);
       },
+      beforeStore: async (obj, old) => allocator.claim?.(obj, old),
       validate,
     },
     selectableFields(obj) {
