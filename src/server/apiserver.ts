@@ -188,6 +188,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     lock.release();
     throw err;
   }
+  // API servers sharing a PostgreSQL database claim each service address and node port in it, so
+  // two of them never hand out the same one (one process per SQLite file: memory is the whole view)
+  if (!databases[0].file) serviceAllocator.useStore(store, logger.child({ component: 'service-allocator' }));
   // an interval of 0 gives a compactor that never runs; each database has its own revisions to compact
   const compactors = databases.map((d) => startCompactor({ store: d.store, intervalMs: config.compactionIntervalMs, logger: logger.child({ component: 'compactor', database: d.id }) }));
   const compactor = { stop: () => compactors.forEach((c) => c.stop()) };
@@ -491,6 +494,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         await running.close();
         await running.idle();
         compactor.stop();
+        serviceAllocator.stop();
         await store.close();
         // the last requests' events are written before the process ends
         await audit?.backend.shutdown();
@@ -512,6 +516,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
     crs?.close();
     await registry?.close();
     compactor.stop();
+    serviceAllocator.stop();
     await store.close();
     await audit?.backend.shutdown();
     lock.release();
