@@ -69,18 +69,11 @@ function compileAll<Q extends Record<string, Compilable<unknown>>>(queries: Q): 
 /** every revision-log statement in PostgreSQL's SQL (the same queries as SQLite's, and a few of its own) */
 export const pgStatements = compileAll({
   ...revlogQueries(compiler),
-  /**
-   * the newest revision handed out, its row locked until the transaction ends: writers of every
-   * server queue here, so revisions are assigned and committed one transaction at a time
-   */
-  lockRevision: compiler.selectFrom('meta').select('value').where('name', '=', META_REVISION).forUpdate(),
   /** the newest revision, the compact revision and the compaction cursor, from one snapshot */
   state: compiler
     .selectFrom('meta')
     .select(['name', 'value'])
     .where('name', 'in', [META_REVISION, META_COMPACT_REVISION, META_COMPACT_CURSOR]),
-  /** wake the other servers' tailers when this transaction commits */
-  notify: compiler.selectNoFrom((eb) => eb.fn<void>('pg_notify', [param<string>('channel'), param<string>('payload')]).as('sent')),
   tryCompactLock: compiler.selectNoFrom((eb) => eb.fn<boolean>('pg_try_advisory_lock', [param<number>('lock')]).as('locked')),
   compactUnlock: compiler.selectNoFrom((eb) => eb.fn<boolean>('pg_advisory_unlock', [param<number>('lock')]).as('unlocked')),
   ping: compiler.selectNoFrom((eb) => eb.lit(1).as('one')),
