@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { RevisionWaiters } from '../revlog/revision-waiters';
 import { WatchHub } from '../revlog/watch-hub';
 import type { Batch } from '../revlog/apply-op';
 import type { CompactStep, WriteOp, WriteResult } from '../revlog/write-op';
@@ -77,7 +79,7 @@ export class PostgresStore implements Store {
   readonly #tailStep: number;
   #revision: Revision;
   #compactRevision: Revision;
-  #waiters: { revision: Revision; resolve: (reached: boolean) => void }[] = [];
+  readonly #waiters = new RevisionWaiters();
   #tailing = false;
   #tailAgain = false;
   #tailFailing = false;
@@ -93,7 +95,8 @@ export class PostgresStore implements Store {
     this.#compactRevision = options.initial.compactRevision;
     this.#reader = new PostgresReader(options.pool);
     const channel = options.channel ?? 'ballast_revlog';
-    this.#writer = new PostgresWriter(options.pool, channel);
+    const self = crypto.randomUUID();
+    this.#writer = new PostgresWriter(options.pool, channel, self);
     this.#queue = new WriterQueue({ execute: (ops) => this.#execute(ops) });
     this.#hub = new WatchHub({
       bufferSize: options.watchBufferSize ?? 10000,
@@ -108,8 +111,11 @@ export class PostgresStore implements Store {
     this.#listener = new LogListener({
       config: options.clientConfig,
       channel,
+      // "<revision> <sender>": this store's own commits are published as they commit (#committed),
+      // and reading the log for them here would only delay that
       onNotify: (payload) => {
-        if (!(Number(payload) <= this.#revision)) this.#follow();
+        const [revision, sender] = payload.split(' ');
+        if (sender !== self && !(Number(revision) <= this.#revision)) this.#follow();
       },
       onListening: () => this.#follow(),
       logger: options.logger,
@@ -173,18 +179,7 @@ export class PostgresStore implements Store {
     if (this.#closed) return Promise.resolve(false);
     // another server may have committed it: read the log now rather than at the next poll
     this.#follow();
-    return new Promise((resolve) => {
-      const waiter = {
-        revision,
-        resolve: (reached: boolean) => {
-          clearTimeout(timer);
-          this.#waiters = this.#waiters.filter((w) => w !== waiter);
-          resolve(reached);
-        },
-      };
-      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.wait(revision, timeoutMs);
   }
 
   ping(): Promise<void> {
@@ -237,7 +232,7 @@ export class PostgresStore implements Store {
     clearInterval(this.#pollTimer);
     this.#queue.close();
     this.#hub.close();
-    for (const w of [...this.#waiters]) w.resolve(false);
+    this.#waiters.close();
     await this.#listener.close();
     await this.#pool.end();
   }
@@ -314,7 +309,7 @@ export class PostgresStore implements Store {
     const from = this.#revision;
     this.#revision = upTo;
     this.#hub.publish(from === events[0]?.revision - 1 ? events : events.filter((e) => e.revision > from));
-    if (this.#waiters.length > 0) for (const w of this.#waiters.filter((w) => w.revision <= upTo)) w.resolve(true);
+    this.#waiters.reached(upTo);
   }
 
   #read<T>(fn: () => Promise<T>): Promise<T> {

@@ -27,10 +27,13 @@ const LOCK_REVISION = `SELECT value FROM meta WHERE name = '${META_REVISION}' FO
 export class PostgresWriter {
   readonly #pool: pg.Pool;
   readonly #channel: string;
+  /** names this store in its notifications, so its own listener can skip them */
+  readonly #sender: string;
 
-  constructor(pool: pg.Pool, channel: string) {
+  constructor(pool: pg.Pool, channel: string, sender: string) {
     this.#pool = pool;
     this.#channel = channel;
+    this.#sender = sender;
   }
 
   /** run and commit the batch; rejects (after rollback) when the transaction as a whole failed */
@@ -47,10 +50,11 @@ export class PostgresWriter {
       for (const op of ops) outcomes.push(await this.#applyOne(c, op, batch));
       if (batch.revision === first) await c.query('COMMIT');
       else {
-        // revisions are integers, the channel is quoted: nothing here comes from a client
+        // revisions are integers, the sender a UUID, the channel quoted: nothing here comes from a client
         const revision = String(Math.trunc(batch.revision));
+        const payload = c.escapeLiteral(`${revision} ${this.#sender}`);
         await c.query(
-          `UPDATE meta SET value = ${revision} WHERE name = '${META_REVISION}'; SELECT pg_notify(${c.escapeLiteral(this.#channel)}, '${revision}'); COMMIT`,
+          `UPDATE meta SET value = ${revision} WHERE name = '${META_REVISION}'; SELECT pg_notify(${c.escapeLiteral(this.#channel)}, ${payload}); COMMIT`,
         );
       }
       return { outcomes, effects: batch };

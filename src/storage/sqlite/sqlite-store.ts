@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Logger } from 'pino';
+import { RevisionWaiters } from '../revlog/revision-waiters';
 import { WatchHub } from '../revlog/watch-hub';
 import type { CompactStep, VacuumStep, WriteOp, WriteResult } from '../revlog/write-op';
 import { WriterQueue, type WriterQueueStats } from '../revlog/writer-queue';
@@ -60,7 +61,7 @@ export class SqliteStore implements Store {
   readonly #checkpointer: Checkpointer | undefined;
   #revision: Revision;
   #compactRevision: Revision;
-  #waiters: { revision: Revision; resolve: (reached: boolean) => void }[] = [];
+  readonly #waiters = new RevisionWaiters();
   readonly #file: string | undefined;
   /** why the last commit failed, until one succeeds (readiness; recovery is logged) */
   #writeFailure: StorageError | undefined;
@@ -172,18 +173,7 @@ export class SqliteStore implements Store {
   waitForRevision(revision: Revision, timeoutMs: number): Promise<boolean> {
     if (revision <= this.#revision) return Promise.resolve(true);
     if (this.#closed) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const waiter = {
-        revision,
-        resolve: (reached: boolean) => {
-          clearTimeout(timer);
-          this.#waiters = this.#waiters.filter((w) => w !== waiter);
-          resolve(reached);
-        },
-      };
-      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
-      this.#waiters.push(waiter);
-    });
+    return this.#waiters.wait(revision, timeoutMs);
   }
 
   async ping(): Promise<void> {
@@ -233,7 +223,7 @@ export class SqliteStore implements Store {
     if (this.#checkpointTimer) clearInterval(this.#checkpointTimer);
     this.#queue.close();
     this.#hub.close();
-    for (const w of [...this.#waiters]) w.resolve(false);
+    this.#waiters.close();
     this.#readerDb.close();
     this.#writerDb.close();
     // the worker's connection closes last (it then checkpoints what is left and removes the WAL)
@@ -259,9 +249,7 @@ export class SqliteStore implements Store {
     this.#revision = effects.revision;
     if (effects.compactRevision !== undefined) this.#compactRevision = effects.compactRevision;
     this.#hub.publish(effects.events);
-    if (effects.events.length > 0) {
-      for (const w of this.#waiters.filter((w) => w.revision <= this.#revision)) w.resolve(true);
-    }
+    if (effects.events.length > 0) this.#waiters.reached(this.#revision);
     return result.outcomes;
   }
 
