@@ -118,6 +118,35 @@ t.test('stores sharing a PostgreSQL database', { skip }, async (t) => {
     await t.rejects(b.get('/m/0', 2), { code: 'Compacted' });
   });
 
+  t.test('a store that finds the log compacted past it ends its watches with Compacted and goes on', async (t) => {
+    const url = await pg.database(`shared_${++n}`);
+    const { id } = parseStoreUrl(url) as { id: string };
+    const a = await openPostgresStore(url, id);
+    // b hears no notifications and polls rarely: it reads the log only when asked to
+    const b = await openPostgresStore(url, id, { channel: 'elsewhere', pollIntervalMs: 600_000 });
+    t.teardown(async () => {
+      await a.close();
+      await b.close();
+    });
+    const w = recordWatch(b, { prefix: '/h/', afterRevision: 0 });
+    await sleep(50);
+    let kv = await a.create('/h/x', '0');
+    for (let i = 1; i <= 10; i++) kv = await a.update('/h/x', String(i));
+    await a.compact(kv.modRevision);
+    t.equal(b.currentRevision(), 0, 'b has not read the log yet');
+    t.ok(await b.waitForRevision(kv.modRevision, 5000), 'b follows the log to the newest revision');
+    t.ok(await until(() => w.errors.length === 1));
+    t.equal(w.errors[0].code, 'Compacted', 'its watch ended with Compacted (the events it missed are gone)');
+    t.same(w.events, [], 'no event delivered across the hole');
+    const after = recordWatch(b, { prefix: '/h/', afterRevision: kv.modRevision });
+    t.teardown(() => after.watch.cancel());
+    await sleep(50);
+    const next = await a.update('/h/x', 'later');
+    t.ok(await b.waitForRevision(next.modRevision, 5000));
+    t.ok(await until(() => after.events.length === 1));
+    t.equal(after.events[0].value, 'later', 'a watch started after the hole gets the later events');
+  });
+
   t.test('the listening connection dropped: writes on the other are still seen once, in order', async (t) => {
     const [a, b] = await pair(t, pg, { pollIntervalMs: 200 });
     const w = recordWatch(b, { prefix: '/l/', afterRevision: 0 });
