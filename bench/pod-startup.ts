@@ -31,7 +31,7 @@ import { RESOURCES } from '../src/client/resources';
 import { RestClient } from '../src/client/rest-client';
 import type { KubeObject } from '../src/client/types';
 import { BallastServer } from './lib/ballast-server';
-import { freePort, rssMiB, sleep } from './lib/processes';
+import { cpuSecondsOf, freePort, rssMiB, sleep } from './lib/processes';
 import { nowMs, quantile, round } from './lib/stats';
 
 const MAIN_JS = path.join(__dirname, '..', 'src', 'cli', 'main.js');
@@ -57,17 +57,6 @@ export interface PodStartupRun {
   agentIdleCpuPercent: number;
   apiserverRssMiB: { before: number; peak: number; after: number };
   agentRssMiB: number;
-}
-
-/** user + system CPU seconds of a process so far (Linux /proc) */
-function cpuSecondsOf(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 function startProcess(args: string[]): { child: ChildProcess; output: () => string } {
