@@ -23,7 +23,7 @@ import { RESOURCES } from '../src/client/resources';
 import { RestClient } from '../src/client/rest-client';
 import type { KubeObject } from '../src/client/types';
 import { BallastServer } from './lib/ballast-server';
-import { freePort, sleep } from './lib/processes';
+import { cpuSecondsOf, freePort, sleep } from './lib/processes';
 import { nowMs, round } from './lib/stats';
 
 const MAIN_JS = path.join(__dirname, '..', 'src', 'cli', 'main.js');
@@ -76,17 +76,6 @@ async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) =
     for (let i = next++; i < items.length; i = next++) await fn(items[i]);
   };
   await Promise.all(Array.from({ length: width }, worker));
-}
-
-/** user + system CPU seconds of a process so far (Linux /proc) */
-function cpuSecondsOf(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 function startScheduler(kubeconfig: string, extra: string[]): { child: ChildProcess; output: () => string } {

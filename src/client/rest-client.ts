@@ -111,7 +111,7 @@ interface RawResponse {
 export class RestClient {
   #config: ClientConfig;
   readonly #limiter: TokenBucket;
-  #agent: http.Agent;
+  #agent: ConnectionPools;
   readonly #preferProtobuf: boolean;
   readonly #timeoutMs: number;
   #token: { value?: string; readAt: number } = { readAt: 0 };
@@ -137,12 +137,14 @@ export class RestClient {
     const old = this.#agent;
     this.#config = { ...this.#config, cert, key };
     this.#agent = connectionPool(this.#config);
-    old.destroy();
+    old.requests.destroy();
+    old.streams.destroy();
   }
 
   /** stop keeping connections open */
   close(): void {
-    this.#agent.destroy();
+    this.#agent.requests.destroy();
+    this.#agent.streams.destroy();
   }
 
   /** whether this resource travels as protobuf */
@@ -311,7 +313,8 @@ export class RestClient {
     }
     const mod = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
-      const req = mod.request(url, { method, headers, agent: this.#agent, signal: o.signal }, (res) => {
+      const agent = o.stream ? this.#agent.streams : this.#agent.requests;
+      const req = mod.request(url, { method, headers, agent, signal: o.signal }, (res) => {
         if (o.stream) {
           resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.alloc(0), stream: res });
           return;
@@ -327,20 +330,35 @@ export class RestClient {
   }
 }
 
+/** connections for requests, and apart from them for streams (watches) */
+interface ConnectionPools {
+  requests: http.Agent;
+  streams: http.Agent;
+}
+
+/** most connections open at once for ordinary requests; more wait for one (client-go shares one HTTP/2 connection) */
+const REQUEST_CONNECTIONS = 32;
+
 /**
  * One TLS context for every connection (built per connection, parsing the key each time, it cost
- * more CPU than the requests). The pool is unbounded: each watch holds a connection for minutes, and
- * a client may watch every resource (the garbage collector's), so a cap would leave requests
- * waiting behind watches.
+ * more CPU than the requests). Streams have a pool without a cap: each watch holds a connection for
+ * minutes, and a client may watch every resource (the garbage collector's), so a cap would leave
+ * requests waiting behind watches. Requests have a pool of their own with a cap: a burst of
+ * concurrent requests (a scheduler's bindings) otherwise opened a connection, with its TLS
+ * handshake, for each, only for most to be closed idle moments later.
  */
-function connectionPool(config: ClientConfig): http.Agent {
-  if (!config.server.startsWith('https:')) return new http.Agent({ keepAlive: true });
-  return new https.Agent({
-    keepAlive: true,
-    secureContext: nodeTls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
-    rejectUnauthorized: !config.insecureSkipTlsVerify,
-    servername: config.tlsServerName,
-  });
+function connectionPool(config: ClientConfig): ConnectionPools {
+  const make = (maxSockets: number): http.Agent => {
+    if (!config.server.startsWith('https:')) return new http.Agent({ keepAlive: true, maxSockets });
+    return new https.Agent({
+      keepAlive: true,
+      maxSockets,
+      secureContext: nodeTls.createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
+      rejectUnauthorized: !config.insecureSkipTlsVerify,
+      servername: config.tlsServerName,
+    });
+  };
+  return { requests: make(REQUEST_CONNECTIONS), streams: make(Infinity) };
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {

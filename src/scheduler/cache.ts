@@ -49,12 +49,22 @@ export class SchedulerCache {
   /** set when nodes come or go (the snapshot's order must be rebuilt) */
   #nodeSetChanged = true;
 
+  /**
+   * the nodes changed since the last snapshot update (kube keeps its NodeInfos in a list ordered by
+   * generation for the same reason): updating a snapshot then costs the nodes that changed, one or
+   * two per pod scheduled, not a pass over thousands
+   */
+  readonly #dirty = new Set<string>();
+  /** the snapshot the dirty set is relative to; another one gets a full pass */
+  #lastSnapshot: Snapshot | undefined;
+
   constructor(o: { now?: () => number; assumedTtlMs?: number } = {}) {
     this.#now = o.now ?? Date.now;
     this.#ttlMs = o.assumedTtlMs ?? ASSUMED_POD_TTL_MS;
   }
 
   #info(nodeName: string): NodeInfo {
+    this.#dirty.add(nodeName);
     let info = this.#nodes.get(nodeName);
     if (!info) {
       info = new NodeInfo();
@@ -71,6 +81,7 @@ export class SchedulerCache {
     const name = nodeNameOf(pod);
     const info = this.#nodes.get(name);
     if (!info) return;
+    this.#dirty.add(name);
     info.removePod(pod);
     if (!info.node && info.pods.length === 0) this.#nodes.delete(name);
   }
@@ -172,6 +183,7 @@ export class SchedulerCache {
     const name = node.metadata?.name ?? '';
     const info = this.#nodes.get(name);
     if (!info?.node) return;
+    this.#dirty.add(name);
     this.#removeImages(info.node);
     // pods stay until their deletion arrives; the NodeInfo without a node is left out of snapshots
     info.removeNode();
@@ -230,8 +242,23 @@ export class SchedulerCache {
    */
   updateSnapshot(snapshot: Snapshot): void {
     let changed = false;
+    /** a node entered or left the snapshot's map: its lists are rebuilt */
+    let reshaped = false;
+    /** a node gained or lost pods with (anti-)affinity: the lists of such nodes are rebuilt */
+    let affinityChanged = false;
     let maxGeneration = snapshot.generation;
-    for (const [name, info] of this.#nodes) {
+    const candidates = snapshot === this.#lastSnapshot ? [...this.#dirty] : [...this.#nodes.keys(), ...snapshot.nodeInfoMap.keys()];
+    this.#dirty.clear();
+    this.#lastSnapshot = snapshot;
+    for (const name of new Set(candidates)) {
+      const info = this.#nodes.get(name);
+      if (!info) {
+        if (snapshot.nodeInfoMap.delete(name)) {
+          changed = true;
+          reshaped = true;
+        }
+        continue;
+      }
       if (info.generation <= snapshot.generation && snapshot.nodeInfoMap.has(name)) continue;
       const copy = info.clone();
       copy.imageStates = new Map();
@@ -243,24 +270,29 @@ export class SchedulerCache {
           }
         }
       }
-      snapshot.nodeInfoMap.set(name, copy);
+      const existing = snapshot.nodeInfoMap.get(name);
+      if (existing) {
+        // updated in place: the lists holding it stay valid (one node per pod scheduled, out of thousands)
+        if ((existing.podsWithAffinity.length > 0) !== (copy.podsWithAffinity.length > 0)) affinityChanged = true;
+        if ((existing.podsWithRequiredAntiAffinity.length > 0) !== (copy.podsWithRequiredAntiAffinity.length > 0)) affinityChanged = true;
+        if (Boolean(existing.node) !== Boolean(copy.node)) reshaped = true;
+        existing.copyFrom(copy);
+      } else {
+        snapshot.nodeInfoMap.set(name, copy);
+        reshaped = true;
+      }
       if (info.generation > maxGeneration) maxGeneration = info.generation;
       changed = true;
-    }
-    for (const name of snapshot.nodeInfoMap.keys()) {
-      if (!this.#nodes.has(name)) {
-        snapshot.nodeInfoMap.delete(name);
-        changed = true;
-      }
     }
     snapshot.generation = maxGeneration;
     if (!changed && !this.#nodeSetChanged) return;
     if (this.#nodeSetChanged) {
       this.#nodeSetChanged = false;
       snapshot.nodeInfoList = this.#zoneOrder(snapshot);
-    } else {
-      // same nodes in the same order: swap in the fresh copies
+    } else if (reshaped) {
       snapshot.nodeInfoList = snapshot.nodeInfoList.map((i) => snapshot.nodeInfoMap.get(i.name) ?? i).filter((i) => i.node);
+    } else if (!affinityChanged) {
+      return;
     }
     snapshot.withAffinity = snapshot.nodeInfoList.filter((i) => i.podsWithAffinity.length > 0);
     snapshot.withRequiredAntiAffinity = snapshot.nodeInfoList.filter((i) => i.podsWithRequiredAntiAffinity.length > 0);

@@ -224,6 +224,23 @@ export class NodeInfo {
     this.generation = nextGeneration();
   }
 
+  /**
+   * become a copy of other (kube's `*existing = *clone`): a snapshot updates its NodeInfos in place,
+   * so the lists that hold them stay valid without being rebuilt
+   */
+  copyFrom(other: NodeInfo): void {
+    this.node = other.node;
+    this.pods = other.pods;
+    this.podsWithAffinity = other.podsWithAffinity;
+    this.podsWithRequiredAntiAffinity = other.podsWithRequiredAntiAffinity;
+    this.usedPorts = other.usedPorts;
+    this.requested = other.requested;
+    this.nonZeroRequested = other.nonZeroRequested;
+    this.allocatable = other.allocatable;
+    this.imageStates = other.imageStates;
+    this.generation = other.generation;
+  }
+
   clone(): NodeInfo {
     const c = new NodeInfo();
     c.node = this.node;
