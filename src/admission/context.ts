@@ -59,16 +59,23 @@ export class AdmissionObjects {
     return this.#scheme.byKind(apiVersion, kind);
   }
 
-  /** the object, or undefined when it (or its kind) does not exist */
-  async get(ref: ResourceRef, namespace: string, name: string): Promise<KubeObject | undefined> {
+  /**
+   * the object, or undefined when it (or its kind) does not exist. `cached`: as a plugin reading
+   * its informer's lister, from the watch cache (resourceVersion 0), and only when it is not there
+   * from the store (an object created a moment ago), as kube's NamespaceLifecycle does
+   */
+  async get(ref: ResourceRef, namespace: string, name: string, opts: { cached?: boolean } = {}): Promise<KubeObject | undefined> {
     const target = this.target(ref, namespace, name);
     if (!target) return undefined;
-    try {
-      return await this.registry.get(target, {});
-    } catch (err) {
-      if (isApiError(err) && err.code === 404) return undefined;
-      throw err;
-    }
+    const read = async (resourceVersion?: string) => {
+      try {
+        return await this.registry.get(target, resourceVersion === undefined ? {} : { resourceVersion });
+      } catch (err) {
+        if (isApiError(err) && err.code === 404) return undefined;
+        throw err;
+      }
+    };
+    return (opts.cached ? await read('0') : undefined) ?? read();
   }
 
   /** every object of the resource (in `namespace` when given); none when the kind is not served */

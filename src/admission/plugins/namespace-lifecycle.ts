@@ -16,7 +16,9 @@ const REVIEW_GROUPS = new Set(['authorization.k8s.io', 'authentication.k8s.io'])
 export function namespaceLifecycle(ctx: AdmissionPluginContext): Admission {
   return mutating(async (a) => {
     if (a.operation !== 'CREATE' || !a.kind.namespaced || !a.namespace || REVIEW_GROUPS.has(a.kind.group)) return;
-    const ns = await ctx.objects.get(CORE('namespaces'), '', a.namespace);
+    // kube's plugin reads its namespace informer, and the live object only when the informer does not
+    // know it yet: a consistent read per create would cost every write a round trip to storage
+    const ns = await ctx.objects.get(CORE('namespaces'), '', a.namespace, { cached: true });
     if (!ns) throw errors.notFound({ group: '', resource: 'namespaces' }, a.namespace);
     const phase = (ns.status as { phase?: string } | undefined)?.phase;
     if (phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
