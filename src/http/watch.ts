@@ -83,11 +83,22 @@ export async function serveWatch(o: ServeWatchOptions): Promise<void> {
     finished();
   };
 
+  let corked = false;
   const write = (frame: Buffer): void => {
     if (!started) {
       pending.push(frame);
       pendingBytes += frame.length;
       return;
+    }
+    // the events of one commit arrive in one synchronous run: held back until it ends, they leave
+    // in one write to the socket (one TLS record) instead of one each
+    if (!corked && typeof res.cork === 'function') {
+      corked = true;
+      res.cork();
+      process.nextTick(() => {
+        corked = false;
+        res.uncork();
+      });
     }
     res.write(frame);
   };
