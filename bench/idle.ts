@@ -17,6 +17,7 @@ import { RESOURCES } from '../src/client/resources';
 import { RestClient } from '../src/client/rest-client';
 import { cpuSecondsOf, descendantsOf, freePort, rssMiB, sleep } from './lib/processes';
 import { Progress } from './lib/progress';
+import { writeRunRecord } from './lib/run-record';
 import { quantile, round } from './lib/stats';
 
 const MAIN_JS = path.resolve(__dirname, '..', 'src', 'cli', 'main.js');
@@ -89,16 +90,7 @@ async function main(): Promise<void> {
       `ballast all (${runtime}), one node Ready after ${readyMs} ms, then ${seconds} s idle: RSS p50 ${run.ballastRssMiB.p50} MiB, max ${run.ballastRssMiB.max} MiB ` +
         `(target <= ${IDLE_RSS_TARGET_MIB} MiB: ${run.met ? 'met' : 'missed'}); processes it started: ${run.startedProcessesRssMiB} MiB; CPU ${run.ballastCpuPercentOfACore}% of a core`,
     );
-    const report = {
-      command: `node dist/bench/idle.js ${process.argv.slice(2).join(' ')}`.trim(),
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model,
-      loadAverage: os.loadavg().map((l) => round(l, 2)),
-      run,
-    };
-    if (values.out) fs.writeFileSync(values.out, JSON.stringify(report, null, 2) + '\n');
+    writeRunRecord(values.out, 'idle.js', { run });
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -32,6 +32,7 @@ import { RestClient } from '../src/client/rest-client';
 import type { KubeObject } from '../src/client/types';
 import { BallastServer } from './lib/ballast-server';
 import { cpuSecondsOf, freePort, rssMiB, sleep } from './lib/processes';
+import { writeRunRecord } from './lib/run-record';
 import { nowMs, quantile, round } from './lib/stats';
 
 const MAIN_JS = path.join(__dirname, '..', 'src', 'cli', 'main.js');
@@ -309,17 +310,7 @@ async function main(): Promise<void> {
       `all Running after ${r.allRunningMs} ms (creates took ${r.createMs} ms); CPU s: apiserver ${r.cpuSeconds.apiserver}, scheduler ${r.cpuSeconds.scheduler}, ` +
       `agent ${r.cpuSeconds.agent}; agent idle ${r.agentIdleCpuPercent}% of a core; apiserver RSS ${r.apiserverRssMiB.before} -> peak ${r.apiserverRssMiB.peak} MiB; agent RSS ${r.agentRssMiB} MiB`,
   );
-  const report = {
-    command: `node dist/bench/pod-startup.js ${process.argv.slice(2).join(' ')}`.trim(),
-    date: new Date().toISOString(),
-    node: process.version,
-    cpus: os.cpus().length,
-    cpu: os.cpus()[0]?.model,
-    loadAverage: os.loadavg().map((l) => round(l, 2)),
-    runtime,
-    run: r,
-  };
-  if (values.out) fs.writeFileSync(values.out, JSON.stringify(report, null, 2) + '\n');
+  writeRunRecord(values.out, 'pod-startup.js', { runtime, run: r });
 }
 
 if (require.main === module) {

@@ -16,6 +16,7 @@ import { cmPath, configMap } from './lib/context';
 import { HttpClient } from './lib/http-client';
 import { cpuSecondsOf, sleep } from './lib/processes';
 import { Progress } from './lib/progress';
+import { writeRunRecord } from './lib/run-record';
 import { nowMs, quantile, round } from './lib/stats';
 
 const MAIN_JS = path.resolve(__dirname, '..', 'src', 'cli', 'main.js');
@@ -119,16 +120,7 @@ async function main(): Promise<void> {
         `p90 ${run.sentToEventMs.p90} ms, p99 ${run.sentToEventMs.p99} ms, max ${run.sentToEventMs.max} ms over ${seen} events (${run.eventsMissed} missed; target p99 <= ${WATCHER_P99_TARGET_MS} ms: ${run.met ? 'met' : 'missed'}); ` +
         `API server ${run.apiserverCpuPercentOfACore}% of a core, RSS ${run.apiserverRssMiB.before} -> ${run.apiserverRssMiB.peak} MiB`,
     );
-    const report = {
-      command: `node dist/bench/watchers.js ${process.argv.slice(2).join(' ')}`.trim(),
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.cpus().length,
-      cpu: os.cpus()[0]?.model,
-      loadAverage: os.loadavg().map((l) => round(l, 2)),
-      run,
-    };
-    if (values.out) fs.writeFileSync(values.out, JSON.stringify(report, null, 2) + '\n');
+    writeRunRecord(values.out, 'watchers.js', { run });
   } finally {
     progress.stop();
     await server.stop();

@@ -121,8 +121,9 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
   // the TLS files of a postgres:// store are checked before anything is written
   checkStoreTlsFiles(config.storage.tls);
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  // One process per database, decided before anything is written: a second server on the same
-  // database would rewrite admin.kubeconfig and its writes would never reach this one's watch cache.
+  // One process per SQLite file, decided before anything is written: a second server on the same
+  // file would rewrite admin.kubeconfig and its writes would never reach this one's watch cache
+  // (a PostgreSQL database is shared: its lock holds nothing).
   const lock = lockStores(storeUrls(config.storageUrl, config.storage.overrides), { dataDir: config.dataDir });
   logger.info({ dataDir: config.dataDir, database: lock.database }, `Using data dir ${config.dataDir}`);
 
@@ -252,7 +253,8 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<Runni
         scheme,
         definitions,
         logger: logger.child({ component: 'registry' }),
-        // the SQLite store delivers watch events inside each commit, so a caught-up cache is as fresh as the store
+        // both stores deliver watch events as their currentRevision() advances (SQLite inside each
+        // commit, PostgreSQL as it follows the log), so a caught-up cache is as fresh as the store
         watchCache: { ...config.watchCache, deliversAtCommit: true },
         bootstrapObjects: () => [...builtinBootstrapObjects(config.featureGates), ...authn.bootstrapObjects],
         admission: admission.chain,

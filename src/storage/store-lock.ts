@@ -1,8 +1,8 @@
 /**
- * One process per database: the contract of the store lock, common to every dialect. A store that
- * keeps its watch cache in process memory (SQLite) must have one writer process, or each process's
- * cache misses the other's writes. The lock is taken before anything is written and held for the
- * life of the process.
+ * One process per database where the dialect needs it: a store that learns of commits only from its
+ * own writer (SQLite) must have one writer process, or each process's cache misses the other's
+ * writes. The lock is taken before anything is written and held for the life of the process. A
+ * PostgreSQL store follows the log for other servers' writes, so its lock holds nothing.
  */
 
 /** who holds a store's lock, as its holder recorded it */

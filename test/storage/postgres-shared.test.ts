@@ -118,6 +118,23 @@ t.test('stores sharing a PostgreSQL database', { skip }, async (t) => {
     await t.rejects(b.get('/m/0', 2), { code: 'Compacted' });
   });
 
+  t.test('compaction is skipped while another server holds the compaction lock', async (t) => {
+    const [a] = await pair(t, pg);
+    let kv = await a.create('/cl/x', '0');
+    for (let i = 1; i <= 5; i++) kv = await a.update('/cl/x', String(i));
+    // what another server's compactor holds while it runs (postgres-store.ts COMPACTION_LOCK)
+    const { default: pgdriver } = await import('pg');
+    const holder = new pgdriver.Client(pg.url.replace(/\/[^/]*$/, `/shared_${n}`));
+    await holder.connect();
+    t.teardown(() => holder.end());
+    await holder.query('SELECT pg_advisory_lock($1)', [0x62616c6c]);
+    t.equal(await a.compact(kv.modRevision), 0, 'nothing removed while the lock is held elsewhere');
+    t.equal(a.compactRevision(), 0);
+    await holder.query('SELECT pg_advisory_unlock($1)', [0x62616c6c]);
+    t.equal(await a.compact(kv.modRevision), 5, 'the superseded rows go once it is free');
+    t.equal(a.compactRevision(), kv.modRevision);
+  });
+
   t.test('a store that finds the log compacted past it ends its watches with Compacted and goes on', async (t) => {
     const url = await pg.database(`shared_${++n}`);
     const { id } = parseStoreUrl(url) as { id: string };

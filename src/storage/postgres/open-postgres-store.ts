@@ -13,7 +13,7 @@ export interface OpenPostgresStoreOptions extends Omit<PostgresStoreOptions, 'po
 export async function openPostgresStore(url: string, id: string, options: OpenPostgresStoreOptions = {}): Promise<PostgresStore> {
   const { tls, poolSize, ...storeOptions } = options;
   const config = clientConfig(url, { tls, logger: options.logger });
-  const pool = openPool(url, { tls, poolSize, logger: options.logger });
+  const pool = openPool(config, { poolSize, logger: options.logger });
   try {
     try {
       await pool.query('SELECT 1');

@@ -84,9 +84,9 @@ export function redact(url: string): string {
   }
 }
 
-/** a pool for the URL; a connection that fails while idle is logged (it would otherwise end the process) */
-export function openPool(url: string, options: PostgresConnectionOptions = {}): pg.Pool {
-  const pool = new pg.Pool({ ...clientConfig(url, options), max: options.poolSize ?? 10 });
+/** a pool with these settings; a connection that fails while idle is logged (it would otherwise end the process) */
+export function openPool(config: pg.ClientConfig, options: Pick<PostgresConnectionOptions, 'poolSize' | 'logger'> = {}): pg.Pool {
+  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 });
   pool.on('error', (err) => options.logger?.warn({ err: err.message }, 'an idle PostgreSQL connection failed'));
   return pool;
 }
