@@ -135,7 +135,13 @@ t.test('simulated nodes: 100 from one process, a DaemonSet on each, node loss ev
     t.equal(sim.metadata.labels['kubernetes.io/hostname'], 'sim-7');
     t.same(sim.status.addresses.map((a: Obj) => a.type), ['InternalIP', 'Hostname']);
     t.equal(new Set(nodes.map((n) => n.status.addresses[0].address)).size, FLEET + 1, 'every node has an address of its own');
-    const leases = ((await client.list(RESOURCES.leases, 'kube-node-lease')) as { items: Obj[] }).items;
+    // a node's lease is created after its registration, on its own timer (kubelet's lease controller):
+    // it may follow the Ready condition by a moment when the machine is busy
+    const listLeases = async () => ((await client.list(RESOURCES.leases, 'kube-node-lease')) as { items: Obj[] }).items;
+    const leases = await waitFor('a lease per node', async () => {
+      const items = await listLeases();
+      return items.length >= FLEET + 1 ? items : undefined;
+    }, 15_000).catch(listLeases);
     t.equal(leases.length, FLEET + 1, 'a lease per node');
     t.equal(leases.find((l) => l.metadata.name === 'sim-7')?.spec.holderIdentity, 'sim-7');
   });
