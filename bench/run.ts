@@ -37,6 +37,7 @@ export function defaultConfig(quick: boolean, outDir: string): BenchConfig {
         objectBytes: 1024,
         etcd: true,
         postgres: true,
+        secured: true,
         outDir,
         scenarios: new Set(ALL_SCENARIOS),
       }
@@ -52,6 +53,7 @@ export function defaultConfig(quick: boolean, outDir: string): BenchConfig {
         objectBytes: 1024,
         etcd: true,
         postgres: true,
+        secured: true,
         outDir,
         scenarios: new Set(ALL_SCENARIOS),
       };
@@ -114,7 +116,7 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
     }
   }
   // history must survive the whole run (watch replays an old revision); churn runs its own server with compaction
-  const ballast = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'ballast'), args: ['--etcd-compaction-interval', '0', '--logging-format', 'json', ...(cfg.serverArgs ?? [])], cpuProfDir: cfg.cpuProfDir });
+  const ballast = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'ballast'), args: ['--etcd-compaction-interval', '0', '--logging-format', 'json', ...(cfg.serverArgs ?? [])], cpuProfDir: cfg.cpuProfDir, secured: cfg.secured });
   const ctx: BenchContext = { cfg, system: 'ballast', ballast, etcd, progress, results, log };
   try {
     // the first start creates the PKI; the second is the start-to-ready of an empty database
@@ -158,7 +160,7 @@ export async function runBench(o: RunOptions): Promise<{ results: BenchResults; 
   if (cfg.postgres && ['writes', 'reads', 'watch'].some((x) => cfg.scenarios.has(x))) await postgresPasses({ ...ctx, etcd: undefined }, o, work, notes);
 
   if (cfg.scenarios.has('churn') && cfg.churnSeconds > 0) {
-    const churnServer = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'churn'), args: ['--etcd-compaction-interval', cfg.churnCompaction, '--logging-format', 'json', ...(cfg.serverArgs ?? [])] });
+    const churnServer = new BallastServer({ mainJs: o.mainJs, dataDir: path.join(work, 'churn'), args: ['--etcd-compaction-interval', cfg.churnCompaction, '--logging-format', 'json', ...(cfg.serverArgs ?? [])], secured: cfg.secured });
     try {
       await churnServer.start();
       await churnScenario(ctx, churnServer);
@@ -228,7 +230,7 @@ async function postgresPasses(base: BenchContext, o: RunOptions, work: string, n
             fs.mkdirSync(path.join(dataDir, 'pki'), { recursive: true });
             for (const f of ['ca.crt', 'ca.key', 'sa.key', 'sa.pub']) fs.copyFileSync(path.join(work, `${system}-0`, 'pki', f), path.join(dataDir, 'pki', f));
           }
-          const server = new BallastServer({ mainJs: o.mainJs, dataDir, args: ['--etcd-servers', url, '--etcd-compaction-interval', '0', '--logging-format', 'json', ...(base.cfg.serverArgs ?? [])] });
+          const server = new BallastServer({ mainJs: o.mainJs, dataDir, args: ['--etcd-servers', url, '--etcd-compaction-interval', '0', '--logging-format', 'json', ...(base.cfg.serverArgs ?? [])], secured: base.cfg.secured });
           servers.push(server);
           base.results.startup.push({ system, objects: 0, readyMs: round(await server.start(), 0) });
         }

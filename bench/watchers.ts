@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const progress = new Progress({ quiet: process.env.BALLAST_BENCH_QUIET === '1' });
   await server.start();
   try {
-    const http = new HttpClient({ baseUrl: server.url, ca: server.ca(), maxSockets: 64 });
+    const http = server.client(64);
     const ns = await http.request('POST', '/api/v1/namespaces', JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
     if (ns.status !== 201) throw new Error(`namespace: ${ns.status}`);
     const rv = (await http.json<{ metadata: { resourceVersion: string } }>('GET', `${cmPath(NS)}?limit=1`)).metadata.resourceVersion;
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     const sent = new Float64Array(total).fill(NaN);
     const latencies = new Float64Array(total * watchers);
     let seen = 0;
-    const watchClient = new HttpClient({ baseUrl: server.url, ca: server.ca(), maxSockets: 1 });
+    const watchClient = server.client(1);
     const streams: { close(): void }[] = [];
     let opened = 0;
     progress.start(`open ${watchers} watches`, watchers);

@@ -32,6 +32,8 @@ export interface BenchConfig {
   outDir: string;
   /** scenarios to run (writes, reads, watch, footprint, churn) */
   scenarios: Set<string>;
+  /** make run's flags and an RBAC-bound service account as the clients (false: anonymous, AlwaysAllow) */
+  secured: boolean;
   /** extra flags of the server under test */
   serverArgs?: string[];
   /** where CPU profiles of the server go (undefined = none) */
@@ -52,13 +54,12 @@ export interface BenchContext {
 }
 
 export function ballastClient(ctx: BenchContext, maxSockets: number): HttpClient {
-  return new HttpClient({ baseUrl: ctx.ballast.url, ca: ctx.ballast.ca(), maxSockets });
+  return ctx.ballast.client(maxSockets);
 }
 
 /** a client of the server that serves reads and watches: the second server when there are two */
 export function readerClient(ctx: BenchContext, maxSockets: number): HttpClient {
-  const server = ctx.peer ?? ctx.ballast;
-  return new HttpClient({ baseUrl: server.url, ca: server.ca(), maxSockets });
+  return (ctx.peer ?? ctx.ballast).client(maxSockets);
 }
 
 /**
@@ -67,7 +68,7 @@ export function readerClient(ctx: BenchContext, maxSockets: number): HttpClient 
  */
 export function writerClients(ctx: BenchContext, clients: number): HttpClient[] {
   const servers = ctx.peer ? [ctx.ballast, ctx.peer] : [ctx.ballast];
-  return servers.map((s) => new HttpClient({ baseUrl: s.url, ca: s.ca(), maxSockets: Math.max(1, Math.ceil(clients / servers.length)) }));
+  return servers.map((s) => s.client(Math.max(1, Math.ceil(clients / servers.length))));
 }
 
 export function etcdClient(ctx: BenchContext, maxSockets: number): EtcdClient | undefined {

@@ -17,33 +17,40 @@ export interface ClientOptions {
   ca?: Buffer | string;
   /** sockets kept open (>= the concurrency used) */
   maxSockets: number;
+  /** sent as `Authorization: Bearer <token>` on every request */
+  token?: string;
+  /** PEM client certificate and key (TLS client authentication) */
+  cert?: Buffer | string;
+  key?: Buffer | string;
 }
 
 export class HttpClient {
   readonly #base: URL;
   readonly #agent: http.Agent;
   readonly #mod: typeof http | typeof https;
-  readonly #ca?: Buffer | string;
+  readonly #tls: { ca?: Buffer | string; cert?: Buffer | string; key?: Buffer | string };
+  readonly #auth: Record<string, string>;
 
   constructor(o: ClientOptions) {
     this.#base = new URL(o.baseUrl);
     this.#mod = this.#base.protocol === 'https:' ? https : http;
-    this.#ca = o.ca;
+    this.#tls = { ca: o.ca, cert: o.cert, key: o.key };
+    this.#auth = o.token ? { Authorization: `Bearer ${o.token}` } : {};
     this.#agent =
       this.#base.protocol === 'https:'
-        ? new https.Agent({ keepAlive: true, maxSockets: o.maxSockets, maxFreeSockets: o.maxSockets, ca: o.ca })
+        ? new https.Agent({ keepAlive: true, maxSockets: o.maxSockets, maxFreeSockets: o.maxSockets, ...this.#tls })
         : new http.Agent({ keepAlive: true, maxSockets: o.maxSockets, maxFreeSockets: o.maxSockets });
   }
 
   request(method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<Response> {
     return new Promise((resolve, reject) => {
-      const h: Record<string, string | number> = { Accept: 'application/json', ...headers };
+      const h: Record<string, string | number> = { Accept: 'application/json', ...this.#auth, ...headers };
       if (body !== undefined) {
         h['Content-Type'] ??= 'application/json';
         h['Content-Length'] = Buffer.byteLength(body);
       }
       const req = this.#mod.request(
-        { host: this.#base.hostname, port: this.#base.port, path, method, headers: h, agent: this.#agent, ca: this.#ca },
+        { host: this.#base.hostname, port: this.#base.port, path, method, headers: h, agent: this.#agent, ...this.#tls },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -70,13 +77,13 @@ export class HttpClient {
   stream(method: string, path: string, body: string | undefined, onLine: (line: string, at: number) => void, onOpen?: () => void): { close(): void; done: Promise<void> } {
     let req: http.ClientRequest;
     const done = new Promise<void>((resolve) => {
-      const h: Record<string, string | number> = { Accept: 'application/json' };
+      const h: Record<string, string | number> = { Accept: 'application/json', ...this.#auth };
       if (body !== undefined) {
         h['Content-Type'] = 'application/json';
         h['Content-Length'] = Buffer.byteLength(body);
       }
       // a dedicated socket per stream (an agent would park them in its pool)
-      req = this.#mod.request({ host: this.#base.hostname, port: this.#base.port, path, method, headers: h, agent: false, ca: this.#ca }, (res) => {
+      req = this.#mod.request({ host: this.#base.hostname, port: this.#base.port, path, method, headers: h, agent: false, ...this.#tls }, (res) => {
         onOpen?.();
         let buf = '';
         res.setEncoding('utf8');

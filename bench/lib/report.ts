@@ -110,12 +110,18 @@ export function markdown(r: BenchResults): string {
   out.push(`# Ballast benchmark results (${m.date})`, '');
   out.push(`Command: \`${m.command}\`  `);
   out.push(`Machine: ${m.cpus} cores (${m.cpuModel}), ${m.memGiB} GiB RAM, Node ${m.node}, etcd ${m.etcdVersion ?? 'not run'}, PostgreSQL ${m.postgresVersion ?? 'not run'}; load average at start ${m.loadAverage.map((x) => x.toFixed(2)).join(' ')}  `);
-  out.push(`Commit: ${m.ballastCommit ?? 'unknown'}`, '');
+  out.push(`Commit: ${m.ballastCommit ?? 'unknown'}  `);
+  out.push(
+    m.config.secured === false
+      ? 'Server: its own defaults (anonymous requests, AlwaysAllow), clients without credentials (`--no-auth`)'
+      : "Server: `make run`'s flags (Node,RBAC authorization, NodeRestriction and the default admission plugins); the clients are a service account with a bearer token, allowed by a ClusterRoleBinding",
+    '',
+  );
   if (m.notes.length) out.push(...m.notes.map((n) => `- ${n}`), '');
   out.push('## Targets (issue #4)', '', ...targetsTable(r), '');
   const systems = sideBySide(r);
   if (systems.length) out.push('## SQLite, PostgreSQL (one API server, two) and etcd side by side', '', ...systems, '');
-  out.push('## Writes', '', ...table(['system', 'op', 'clients', 'count', 'ops/s', 'p50 ms', 'p99 ms'], r.writes.map((w) => [w.system, w.op, w.clients, w.count, w.opsPerSec, w.latency.p50, w.latency.p99])), '');
+  out.push('## Writes', '', ...table(['system', 'op', 'clients', 'count', 'ops/s', 'p50 ms', 'p99 ms', 'server CPU ms/op'], r.writes.map((w) => [w.system, w.op, w.clients, w.count, w.opsPerSec, w.latency.p50, w.latency.p99, w.serverCpuMsPerOp ?? ''])), '');
   out.push('## Reads', '', 'Modes: ballast mostRecent = rv unset (database), any = rv=0 (watch cache), notOlderThan = a recent rv (watch cache), exact = an older rv (revision log); etcd linearizable / serializable / at an older revision.', '');
   out.push(...table(['system', 'size', 'op', 'mode', 'under load', 'items', 'p50 ms', 'p99 ms', 'note'], r.reads.map((x) => [x.system, x.size, x.op, x.mode, x.underLoad ? 'yes' : '', x.items, x.latency.p50, x.latency.p99, x.note ?? ''])), '');
   out.push('## Watch', '', ...table(['system', 'watchers', 'events', 'ack->event p50 ms', 'p99 ms', 'max ms', 'sent->event p50 ms', 'p99 ms', 'missed'], r.watch.map((w) => [w.system, w.watchers, w.events, w.latency.p50, w.latency.p99, w.latency.max, w.fromSend.p50, w.fromSend.p99, w.missed])), '');

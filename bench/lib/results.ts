@@ -16,6 +16,8 @@ export interface WriteResult {
   count: number;
   opsPerSec: number;
   latency: LatencySummary;
+  /** CPU (user + system) the server process(es) used per operation, ms (/proc, 10 ms ticks) */
+  serverCpuMsPerOp?: number;
 }
 
 export interface ReadResult {

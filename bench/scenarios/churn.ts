@@ -28,7 +28,7 @@ function lease(name: string, rv?: string): Record<string, unknown> {
 }
 
 export async function churnScenario(ctx: BenchContext, server: BallastServer): Promise<void> {
-  const http = new HttpClient({ baseUrl: server.url, ca: server.ca(), maxSockets: 64 });
+  const http = server.client(64);
   await ensureNamespace(http, NS);
   const rvs = new Array<string>(LEASES);
   for (let i = 0; i < LEASES; i++) {

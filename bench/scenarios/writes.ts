@@ -5,7 +5,18 @@
  */
 import { ballastClient, cmPath, configMap, ensureNamespace, etcdClient, etcdValue, writerClients } from '../lib/context';
 import type { BenchContext } from '../lib/context';
+import { cpuSecondsOf } from '../lib/processes';
 import { runConcurrent, summarize, round } from '../lib/stats';
+
+/** CPU seconds the processes have used so far */
+const cpuOf = (pids: number[]) => pids.reduce((sum, pid) => sum + cpuSecondsOf(pid), 0);
+
+/** the CPU a measurement cost the server processes, per operation */
+async function perOpCpu<T extends { elapsedMs: number }>(pids: number[], count: number, run: () => Promise<T>): Promise<T & { cpuMsPerOp: number }> {
+  const before = cpuOf(pids);
+  const r = await run();
+  return { ...r, cpuMsPerOp: round(((cpuOf(pids) - before) * 1000) / count, 3) };
+}
 
 /** writes per system before anything is measured (a quick run: fewer) */
 const WARM_UP = 600;
@@ -58,9 +69,10 @@ export async function writeScenario(ctx: BenchContext): Promise<void> {
     const rvs: string[] = new Array(count);
     const phase = async (op: string, fn: (i: number) => Promise<void>) => {
       ctx.progress.start(`${ctx.system} ${op} x${clients}`, count);
-      const { latencies, elapsedMs } = await runConcurrent(count, clients, fn, () => ctx.progress.tick());
+      const pids = [ctx.ballast.pid, ...(ctx.peer ? [ctx.peer.pid] : [])];
+      const { latencies, elapsedMs, cpuMsPerOp } = await perOpCpu(pids, count, () => runConcurrent(count, clients, fn, () => ctx.progress.tick()));
       ctx.progress.stop();
-      ctx.results.writes.push({ system: ctx.system, op, clients, count, opsPerSec: round((count / elapsedMs) * 1000, 1), latency: summarize(latencies) });
+      ctx.results.writes.push({ system: ctx.system, op, clients, count, opsPerSec: round((count / elapsedMs) * 1000, 1), latency: summarize(latencies), serverCpuMsPerOp: cpuMsPerOp });
     };
     await phase('create', async (i) => {
       const o = await on(i).json<{ metadata: { resourceVersion: string } }>('POST', cmPath(ns), configMap(names[i], ns, cfg.objectBytes));
@@ -81,9 +93,9 @@ export async function writeScenario(ctx: BenchContext): Promise<void> {
     const revs: number[] = new Array(count);
     const ephase = async (op: string, fn: (i: number) => Promise<void>) => {
       ctx.progress.start(`etcd ${op} x${clients}`, count);
-      const { latencies, elapsedMs } = await runConcurrent(count, clients, fn, () => ctx.progress.tick());
+      const { latencies, elapsedMs, cpuMsPerOp } = await perOpCpu([ctx.etcd!.pid], count, () => runConcurrent(count, clients, fn, () => ctx.progress.tick()));
       ctx.progress.stop();
-      ctx.results.writes.push({ system: 'etcd', op, clients, count, opsPerSec: round((count / elapsedMs) * 1000, 1), latency: summarize(latencies) });
+      ctx.results.writes.push({ system: 'etcd', op, clients, count, opsPerSec: round((count / elapsedMs) * 1000, 1), latency: summarize(latencies), serverCpuMsPerOp: cpuMsPerOp });
     };
     await ephase('put', async (i) => {
       revs[i] = await etcd.put(keys[i], etcdValue(names[i], cfg.objectBytes));

@@ -25,6 +25,8 @@ Flags:
       --no-etcd                do not run etcd side by side
       --no-postgres            do not run the writes, reads and watch again on PostgreSQL (one API
                                server, then two on one database)
+      --no-auth                the server's own defaults (anonymous, AlwaysAllow) instead of make run's
+                               flags with the clients as an RBAC-bound service account
       --cpu-prof DIR           write a CPU profile of the server (node --cpu-prof) into DIR
       --server-args ARGS       extra flags of the server under test, space-separated (e.g. "--watch-cache=false")
       --out DIR                results folder (default bench/results/<full|quick>)
@@ -53,6 +55,7 @@ export const benchCommand: Command = Object.freeze({
           scenarios: { type: 'string' },
           'no-etcd': { type: 'boolean' },
           'no-postgres': { type: 'boolean' },
+          'no-auth': { type: 'boolean' },
           'cpu-prof': { type: 'string' },
           'server-args': { type: 'string' },
           out: { type: 'string' },
@@ -92,6 +95,7 @@ export const benchCommand: Command = Object.freeze({
     }
     if (values['no-etcd']) cfg.etcd = false;
     if (values['no-postgres']) cfg.postgres = false;
+    if (values['no-auth']) cfg.secured = false;
     if (values['server-args']) cfg.serverArgs = (values['server-args'] as string).split(/\s+/).filter(Boolean);
     if (values['cpu-prof']) cfg.cpuProfDir = path.resolve(values['cpu-prof'] as string);
     try {
