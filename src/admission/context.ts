@@ -78,11 +78,17 @@ export class AdmissionObjects {
     return (opts.cached ? await read('0') : undefined) ?? read();
   }
 
-  /** every object of the resource (in `namespace` when given); none when the kind is not served */
+  /**
+   * every object of the resource (in `namespace` when given); none when the kind is not served.
+   * As kube's plugins read their informers' listers: from the watch cache when it holds every
+   * commit this server knows of (on SQLite always: it is fed inside each commit), else from the
+   * store. ResourceQuota lists the namespace's quotas for every create, and that list from the
+   * database was the largest storage read of a create.
+   */
   async list(ref: ResourceRef, namespace?: string): Promise<KubeObject[]> {
     const target = this.target(ref, namespace);
     if (!target) return [];
-    return (await this.registry.list(target, {})).items;
+    return (await this.registry.list(target, { newestFromCache: true })).items;
   }
 }
 

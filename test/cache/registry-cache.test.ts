@@ -192,3 +192,23 @@ t.test('a cache behind the store leaves the count of a page to the database', as
   const page = await f.registry.list(cms, { limit: 2 });
   t.equal(page.metadata.remainingItemCount, 3, 'c, d and e: counted by the store at its newest revision');
 });
+
+for (const backend of ['memory', 'sqlite'] as const) {
+  t.test(`a server-internal newest list comes from the cache only when it holds every commit (${backend})`, async (t) => {
+    const f = await makeFixture(backend, { watchCache: settings(backend === 'sqlite') });
+    t.teardown(() => f.close());
+    const cms = f.target('configmaps', 'default');
+    await f.registry.create(cms, configMap('a'), write);
+    await f.registry.list(cms, { resourceVersion: '0' }); // the cache is loaded
+    for (let i = 0; i < 20; i++) {
+      // each create is seen by the very next list, whether the cache has caught up or not
+      await f.registry.create(cms, configMap(`n${i}`), write);
+      const newest = await f.registry.list(cms, { newestFromCache: true });
+      t.ok(newest.items.some((o) => o.metadata!.name === `n${i}`), `n${i} listed`);
+      t.equal(newest.metadata.resourceVersion, String(f.store.currentRevision()));
+    }
+    const last = await f.registry.list(cms, { newestFromCache: true });
+    if (backend === 'sqlite') t.ok(isShared(last.items[0]), 'SQLite: the cache is fed inside each commit, so the list is the cached objects');
+    t.equal((await f.registry.list(cms, { newestFromCache: true, limit: 5 })).items.length, 5, 'a limited list is the store\'s page');
+  });
+}

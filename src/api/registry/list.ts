@@ -47,7 +47,11 @@ async function plan(ctx: RegistryContext, kind: KindDefinition, prefix: string, 
     if (rv !== '' && rv !== '0') throw errors.badRequest('specifying resource version is not allowed when using continue');
     return { revision: pos.revision > 0 ? pos.revision : undefined, startKey: pos.startKey, continuing: true };
   }
-  if (rv === '') return { continuing: false }; // Most Recent: a consistent read from the store
+  if (rv === '') {
+    // Most Recent: a consistent read from the store, or the same state from a cache that holds it
+    const cache = o.newestFromCache && !limited ? await cacheFor(ctx, kind) : undefined;
+    return cache && asFreshAsStore(ctx, cache) ? { continuing: false, cache } : { continuing: false };
+  }
   const parsed = parseResourceVersion(rv);
   const match = o.resourceVersionMatch ?? '';
   if (rv === '0') {

@@ -32,6 +32,12 @@ export interface ListOptions {
   timeoutSeconds?: number;
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
+  /**
+   * server-internal, never set from a request: a list without resourceVersion may come from the
+   * kind's watch cache when the cache reflects every commit this server knows of (what an
+   * in-process informer's lister holds; admission plugins read this way)
+   */
+  newestFromCache?: boolean;
 }
 
 export interface GetOptions {
