@@ -85,6 +85,7 @@ export class FlowControl {
   #schemas: Schema[] = [];
   #levels = new Map<string, Level>();
   readonly #queueSets = new Map<string, QueueSet>();
+  readonly #hashes = new Map<string, bigint>();
 
   constructor(opts: FlowControlOptions) {
     this.#opts = opts;
@@ -140,8 +141,27 @@ export class FlowControl {
       flowSchema: { name: schema.name, uid: schema.uid },
       priorityLevel: { name: level.name, uid: level.uid },
       exempt: level.exempt,
-      flowHash: hashFlow(schema.name, flowDistinguisher(schema.spec, user, info)),
+      flowHash: this.#flowHash(schema.name, flowDistinguisher(schema.spec, user, info)),
     };
+  }
+
+  /** hashFlow, remembered: a flow (schema and user or namespace) sends many requests */
+  #flowHash(schema: string, distinguisher: string): bigint {
+    const key = `${schema}\0${distinguisher}`;
+    let hash = this.#hashes.get(key);
+    if (hash === undefined) {
+      if (this.#hashes.size >= 4096) this.#hashes.clear();
+      hash = hashFlow(schema, distinguisher);
+      this.#hashes.set(key, hash);
+    }
+    return hash;
+  }
+
+  /** a seat at once when one is free and nobody waits (exempt levels: always); undefined: use admit */
+  tryAdmit(c: Classification): Seat | undefined {
+    const qs = c.exempt ? undefined : this.#queueSets.get(c.priorityLevel.name);
+    if (!qs) return { release: () => undefined };
+    return qs.tryAcquire(c.flowHash);
   }
 
   /**

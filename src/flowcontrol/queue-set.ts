@@ -65,6 +65,10 @@ export class QueueSet {
   #virtualTime = 0;
   #lastRealTime: number;
   #robin = 0;
+  /** requests waiting in all queues */
+  #waitingCount = 0;
+  /** the hand of each flow seen lately (dealing is BigInt arithmetic; flows are few) */
+  #hands = new Map<bigint, number[]>();
 
   constructor(opts: QueueSetOptions) {
     this.#now = opts.now ?? Date.now;
@@ -78,7 +82,7 @@ export class QueueSet {
   }
 
   get waiting(): number {
-    return this.#queues.reduce((n, q) => n + q.waiting.length, 0);
+    return this.#waitingCount;
   }
 
   get config(): QueueSetConfig {
@@ -96,13 +100,16 @@ export class QueueSet {
     if (config.queues !== old.queues || config.handSize !== old.handSize) {
       const waiting = this.#queues.flatMap((q) => q.waiting).sort((a, b) => a.enqueuedAt - b.enqueuedAt);
       this.#queues = makeQueues(config.queues, this.#virtualTime);
+      this.#hands.clear();
+      this.#waitingCount = 0;
       for (const w of waiting) {
         if (this.#queues.length === 0) {
           w.reject(new RequestRejected('concurrency-limit'));
           continue;
         }
-        w.queue = this.#chooseQueue(w.flowHash);
+        w.queue = this.#queues[this.#chooseQueue(w.flowHash)];
         w.queue.waiting.push(w);
+        this.#waitingCount++;
       }
     }
     this.#dispatch();
@@ -113,12 +120,10 @@ export class QueueSet {
    * free, when the chosen queue is full, when `waitLimitMs` passes first, or when `signal` aborts.
    */
   acquire(flowHash: bigint, waitLimitMs: number, signal?: AbortSignal): Promise<Seat> {
-    this.#syncTime();
-    if (this.#queues.length === 0) {
-      if (this.#executing < this.#config.concurrencyLimit) return Promise.resolve(this.#start(undefined));
-      return Promise.reject(new RequestRejected('concurrency-limit'));
-    }
-    const queue = this.#chooseQueue(flowHash);
+    const now = this.tryAcquire(flowHash);
+    if (now) return Promise.resolve(now);
+    if (this.#queues.length === 0) return Promise.reject(new RequestRejected('concurrency-limit'));
+    const queue = this.#queues[this.#chooseQueue(flowHash)];
     if (queue.waiting.length >= this.#config.queueLengthLimit) return Promise.reject(new RequestRejected('queue-full'));
     return new Promise<Seat>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -145,24 +150,46 @@ export class QueueSet {
         const at = q.waiting.indexOf(waiting);
         if (at < 0) return;
         q.waiting.splice(at, 1);
+        this.#waitingCount--;
         waiting.reject(new RequestRejected(reason));
       };
       // a queue that was idle starts at the present virtual time, not where it stopped
       if (queue.waiting.length === 0 && queue.executing === 0) queue.virtualStart = this.#virtualTime;
       queue.waiting.push(waiting);
+      this.#waitingCount++;
       timer = setTimeout(() => leave('time-out'), waitLimitMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#dispatch();
     });
   }
 
-  /** the queue of the flow's hand with the fewest waiting requests (kube 1.20; the first of equals, as dealt) */
-  #chooseQueue(flowHash: bigint): Queue {
-    const hand = dealHand(flowHash, this.#queues.length, Math.max(1, this.#config.handSize));
-    let best = this.#queues[hand[0]];
-    for (const i of hand.slice(1)) {
-      const q = this.#queues[i];
-      if (q.waiting.length < best.waiting.length) best = q;
+  /**
+   * A seat at once, or undefined when the request would have to wait: a free seat and nobody
+   * waiting (so the queue it joins would be the only one with a request, and dispatched at once:
+   * the same accounting as enqueuing and dispatching, without a timer or an abort listener).
+   */
+  tryAcquire(flowHash: bigint): Seat | undefined {
+    this.#syncTime();
+    if (this.#executing >= this.#config.concurrencyLimit || this.#waitingCount > 0) return undefined;
+    if (this.#queues.length === 0) return this.#start(undefined);
+    const index = this.#chooseQueue(flowHash);
+    const queue = this.#queues[index];
+    if (queue.executing === 0) queue.virtualStart = this.#virtualTime;
+    this.#robin = (index + 1) % this.#queues.length;
+    return this.#start(queue);
+  }
+
+  /** the index of the queue of the flow's hand with the fewest waiting requests (kube 1.20; the first of equals, as dealt) */
+  #chooseQueue(flowHash: bigint): number {
+    let hand = this.#hands.get(flowHash);
+    if (!hand) {
+      if (this.#hands.size >= 4096) this.#hands.clear();
+      hand = dealHand(flowHash, this.#queues.length, Math.max(1, this.#config.handSize));
+      this.#hands.set(flowHash, hand);
+    }
+    let best = hand[0];
+    for (let k = 1; k < hand.length; k++) {
+      if (this.#queues[hand[k]].waiting.length < this.#queues[best].waiting.length) best = hand[k];
     }
     return best;
   }
@@ -198,6 +225,7 @@ export class QueueSet {
       const queue = this.#nextQueue();
       if (!queue) return;
       const w = queue.waiting.shift()!;
+      this.#waitingCount--;
       w.admit(this.#start(queue));
     }
   }
@@ -221,7 +249,8 @@ export class QueueSet {
 
   #syncTime(): void {
     const now = this.#now();
-    const active = this.#queues.filter((q) => q.waiting.length > 0 || q.executing > 0).length;
+    let active = 0;
+    for (const q of this.#queues) if (q.waiting.length > 0 || q.executing > 0) active++;
     if (active > 0) {
       const rate = Math.min(this.#executing, this.#config.concurrencyLimit) / active;
       this.#virtualTime += ((now - this.#lastRealTime) / 1000) * rate;

@@ -99,3 +99,24 @@ t.test('more seats from a new configuration admit waiting requests at once', asy
   t.same([...order].sort(), ['a1', 'a2', 'a3'], 'the re-dealt flow may be spread over its hand');
   t.equal(qs.executing, 3);
 });
+
+t.test('a free seat with nobody waiting is taken at once; otherwise the request must queue', async (t) => {
+  const qs = new QueueSet({ config: { concurrencyLimit: 2, queues: 8, handSize: 2, queueLengthLimit: 50 } });
+  const a = qs.tryAcquire(0n);
+  const b = qs.tryAcquire(1n);
+  t.ok(a && b, 'two seats, taken without waiting');
+  t.equal(qs.tryAcquire(2n), undefined, 'no seat left');
+  const waiting = qs.acquire(2n, 60_000);
+  t.equal(qs.waiting, 1);
+  a!.release();
+  await waiting.then((seat) => seat.release());
+  t.equal(qs.waiting, 0);
+  const c = qs.tryAcquire(3n);
+  t.ok(c, 'a seat again once the waiting request was served');
+  const blocked = qs.acquire(4n, 60_000);
+  t.equal(qs.tryAcquire(5n), undefined, 'seats full and a request waiting: no seat at once');
+  b!.release();
+  (await blocked).release();
+  c!.release();
+  t.equal(qs.executing, 0);
+});

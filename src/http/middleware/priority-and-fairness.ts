@@ -10,13 +10,15 @@ import { ApiError } from '../../api/errors';
 import type { UserInfo } from '../../api/reviews/authorizer';
 import type { Classification } from '../../flowcontrol/flow-control';
 import type { Seat } from '../../flowcontrol/queue-set';
-import type { ApiMiddleware } from '../context';
+import type { ApiContext, ApiMiddleware } from '../context';
 import { isLongRunning } from '../request-info';
 import type { RequestInfo } from '../request-info';
 
 /** what the middleware needs of the flow controller */
 export interface RequestFlowControl {
   classify(user: UserInfo, info: RequestInfo): Classification;
+  /** a seat without waiting, or undefined when the request must queue (then: admit) */
+  tryAdmit?(c: Classification): Seat | undefined;
   admit(c: Classification, signal?: AbortSignal): Promise<Seat>;
 }
 
@@ -30,23 +32,26 @@ export function priorityAndFairness(flowControl: RequestFlowControl): ApiMiddlew
     const c = flowControl.classify(ctx.state.user ?? anonymous, info);
     if (c.flowSchema.uid) ctx.set('X-Kubernetes-PF-FlowSchema-UID', c.flowSchema.uid);
     if (c.priorityLevel.uid) ctx.set('X-Kubernetes-PF-PriorityLevel-UID', c.priorityLevel.uid);
-    // a client that goes away while queued gives up its place
-    const gone = new AbortController();
-    const onClose = (): void => gone.abort();
-    ctx.res.once('close', onClose);
-    let seat: Seat;
-    try {
-      seat = await flowControl.admit(c, gone.signal);
-    } catch (err) {
-      ctx.res.off('close', onClose);
-      ctx.state.log.debug({ flowSchema: c.flowSchema.name, priorityLevel: c.priorityLevel.name, reason: (err as Error).message }, 'request rejected by priority and fairness');
-      throw new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
-    }
-    ctx.res.off('close', onClose);
+    const seat = flowControl.tryAdmit?.(c) ?? (await queued(ctx, flowControl, c));
     try {
       await next();
     } finally {
       seat.release();
     }
   };
+}
+
+/** wait in the level's queues; a client that goes away while queued gives up its place */
+async function queued(ctx: ApiContext, flowControl: RequestFlowControl, c: Classification): Promise<Seat> {
+  const gone = new AbortController();
+  const onClose = (): void => gone.abort();
+  ctx.res.once('close', onClose);
+  try {
+    return await flowControl.admit(c, gone.signal);
+  } catch (err) {
+    ctx.state.log.debug({ flowSchema: c.flowSchema.name, priorityLevel: c.priorityLevel.name, reason: (err as Error).message }, 'request rejected by priority and fairness');
+    throw new ApiError(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 1 });
+  } finally {
+    ctx.res.off('close', onClose);
+  }
 }
