@@ -6,6 +6,7 @@
 import type { KindDefinition, KubeObject } from '../kind';
 import { parseLabelSelector } from '../selectors/label-selector';
 import { checkFieldSelectorFields, parseFieldSelector } from '../selectors/field-selector';
+import { isShared } from '../../cache/encoded';
 
 export interface Selection {
   /** neither selector restricts anything */
@@ -13,10 +14,28 @@ export interface Selection {
   matches(obj: KubeObject): boolean;
   /** the single name a field selector pins (metadata.name=x), if any */
   readonly name?: string;
+  /** the value the field selector requires of `field` (`field=value`), if it requires one */
+  pinned(field: string): string | undefined;
 }
 
+/**
+ * the fields of shared (read-only, cached) objects, computed once: a watch event's object is
+ * matched against every watcher's selector (1,000 node agents watching pods by spec.nodeName)
+ */
+const fieldsOfShared = new WeakMap<KubeObject, Readonly<Record<string, string>>>();
+
 /** the field set an object exposes to field selectors */
-export function objectFields(kind: KindDefinition, obj: KubeObject): Record<string, string> {
+export function objectFields(kind: KindDefinition, obj: KubeObject): Readonly<Record<string, string>> {
+  if (!isShared(obj)) return computeFields(kind, obj);
+  let fields = fieldsOfShared.get(obj);
+  if (!fields) {
+    fields = Object.freeze(computeFields(kind, obj));
+    fieldsOfShared.set(obj, fields);
+  }
+  return fields;
+}
+
+function computeFields(kind: KindDefinition, obj: KubeObject): Record<string, string> {
   const fields: Record<string, string> = {
     'metadata.name': obj.metadata?.name ?? '',
     'metadata.namespace': obj.metadata?.namespace ?? '',
@@ -48,6 +67,7 @@ export function buildSelection(kind: KindDefinition, labelSelector?: string, fie
   return {
     everything,
     name: pinned?.value,
+    pinned: (field) => fields.exactValue(field),
     matches(obj: KubeObject): boolean {
       if (everything) return true;
       if (!labels.matches(obj.metadata?.labels ?? {})) return false;
