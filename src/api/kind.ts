@@ -171,6 +171,13 @@ export interface KindDefinition {
    * registry adds (pods: spec.nodeName, status.phase, ...). Unknown field names in a selector are a 400.
    */
   selectableFields?(obj: KubeObject): Record<string, string>;
+  /**
+   * kube's watch trigger (the cacher's IndexedTrigger): a selectable field whose value the watch
+   * cache indexes its watchers by, so an event is offered only to the watchers that pinned its
+   * value (or the value before the change) with `field=value`, and to those that pinned none
+   * (pods: spec.nodeName, one watch per node agent)
+   */
+  watchTriggerField?: string;
   /** kube's server-side table; undefined = the default Name / Created At table */
   table?: TableDefinition;
   /** default grace period in seconds for DELETE (pods: from spec.terminationGracePeriodSeconds); undefined = immediate */

@@ -70,6 +70,11 @@ export interface WatchCacheOptions {
    * Otherwise the cache only knows the revisions its events and progress notifications told it.
    */
   deliversAtCommit?: boolean;
+  /**
+   * the kind's watch trigger value of an object (kube's IndexedTrigger): watchers that subscribe with
+   * a trigger value get only the events whose object had or has that value
+   */
+  triggerOf?(object: object): string | undefined;
   logger?: Logger;
 }
 
@@ -82,6 +87,8 @@ interface Entry {
 interface Subscriber {
   prefix: string;
   listener: CacheListener;
+  /** only events whose object's trigger value (before or after) is this one */
+  trigger?: string;
 }
 
 export class WatchCache {
@@ -90,6 +97,9 @@ export class WatchCache {
   readonly #keys = new SortedKeys();
   readonly #window: CachedEvent[] = [];
   readonly #subscribers = new Set<Subscriber>();
+  /** the subscribers with a trigger value, by value (the others are in #untriggered) */
+  readonly #byTrigger = new Map<string, Set<Subscriber>>();
+  readonly #untriggered = new Set<Subscriber>();
   #waiters: { revision: Revision; resolve: (ok: boolean) => void }[] = [];
   #storeWatch?: Watch;
   #loading?: Promise<void>;
@@ -189,14 +199,52 @@ export class WatchCache {
    * deliver events after `after` under prefix: first those in the window, then live ones. Returns
    * undefined when after is older than the window (the caller reads the store's history instead).
    */
-  subscribe(after: Revision, prefix: string, listener: CacheListener): CacheSubscription | undefined {
+  subscribe(after: Revision, prefix: string, listener: CacheListener, trigger?: string): CacheSubscription | undefined {
     if (after < this.#windowStart || this.#failed) return undefined;
-    const sub: Subscriber = { prefix, listener };
+    const sub: Subscriber = { prefix, listener, trigger: this.#o.triggerOf ? trigger : undefined };
     for (const e of this.#window) {
       if (e.revision > after && e.key.startsWith(prefix)) listener.onEvent(e);
     }
     this.#subscribers.add(sub);
-    return { cancel: () => this.#subscribers.delete(sub) };
+    if (sub.trigger === undefined) this.#untriggered.add(sub);
+    else {
+      let set = this.#byTrigger.get(sub.trigger);
+      if (!set) this.#byTrigger.set(sub.trigger, (set = new Set()));
+      set.add(sub);
+    }
+    return { cancel: () => this.#unsubscribe(sub) };
+  }
+
+  #unsubscribe(sub: Subscriber): void {
+    this.#subscribers.delete(sub);
+    this.#untriggered.delete(sub);
+    if (sub.trigger === undefined) return;
+    const set = this.#byTrigger.get(sub.trigger);
+    set?.delete(sub);
+    if (set?.size === 0) this.#byTrigger.delete(sub.trigger);
+  }
+
+  /** take every subscriber away (they are told by the caller, or not at all) */
+  #dropSubscribers(): Subscriber[] {
+    const subs = [...this.#subscribers];
+    this.#subscribers.clear();
+    this.#untriggered.clear();
+    this.#byTrigger.clear();
+    return subs;
+  }
+
+  /** the subscribers an event is for: all, or with triggers the untriggered and those of its values */
+  #audience(event: CachedEvent): Iterable<Subscriber> {
+    const triggerOf = this.#o.triggerOf;
+    if (!triggerOf || this.#byTrigger.size === 0) return this.#subscribers;
+    const now = triggerOf(event.object);
+    const before = event.type === 'ADDED' ? now : triggerOf(event.prevObject ?? event.object);
+    const out: Subscriber[] = [...this.#untriggered];
+    for (const value of before === now ? [now] : [now, before]) {
+      const set = value === undefined ? undefined : this.#byTrigger.get(value);
+      if (set) for (const s of set) out.push(s);
+    }
+    return out;
   }
 
   /**
@@ -207,8 +255,7 @@ export class WatchCache {
   stop(reason?: StorageError): void {
     this.#stopped = true;
     this.#storeWatch?.cancel();
-    const subs = [...this.#subscribers];
-    this.#subscribers.clear();
+    const subs = this.#dropSubscribers();
     for (const w of this.#waiters.splice(0)) w.resolve(false);
     if (!reason) return;
     for (const s of subs) {
@@ -267,7 +314,7 @@ export class WatchCache {
     }
     this.#window.push(event);
     if (this.#window.length > this.#o.windowSize) this.#windowStart = this.#window.shift()!.revision;
-    for (const s of this.#subscribers) {
+    for (const s of this.#audience(event)) {
       if (!ev.key.startsWith(s.prefix)) continue;
       try {
         s.listener.onEvent(event);
@@ -308,8 +355,7 @@ export class WatchCache {
     // the next reader reloads; current watchers end (they relist, as after any 410)
     this.#failed = true;
     this.#live = false;
-    const subs = [...this.#subscribers];
-    this.#subscribers.clear();
+    const subs = this.#dropSubscribers();
     for (const s of subs) {
       try {
         s.listener.onError(err);

@@ -44,6 +44,8 @@ export interface CacheableKind {
   id: string;
   prefix: string;
   decode(value: string, revision: number): object;
+  /** see WatchCacheOptions.triggerOf */
+  triggerOf?(object: object): string | undefined;
   /**
    * what the cache was made for (a KindDefinition): a cache made for another owner under the same
    * id is replaced, so a kind redefined at runtime (a custom resource's new schema) never reads
@@ -92,6 +94,7 @@ export class WatchCaches {
         prefix: kind.prefix,
         windowSize: size,
         decode: kind.decode,
+        triggerOf: kind.triggerOf,
         deliversAtCommit: this.#o.deliversAtCommit ?? this.#o.settings.deliversAtCommit,
         logger: this.#o.logger,
       });

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { makeFixture, configMap, write, CollectingSink } from '../helpers/registry-fixture';
+import { makeFixture, configMap, pod, write, CollectingSink } from '../helpers/registry-fixture';
 import { isShared, jsonBytes } from '../../src/cache/encoded';
 import { rejects } from '../helpers/registry-assert';
 
@@ -210,5 +210,33 @@ for (const backend of ['memory', 'sqlite'] as const) {
     const last = await f.registry.list(cms, { newestFromCache: true });
     if (backend === 'sqlite') t.ok(isShared(last.items[0]), 'SQLite: the cache is fed inside each commit, so the list is the cached objects');
     t.equal((await f.registry.list(cms, { newestFromCache: true, limit: 5 })).items.length, 5, 'a limited list is the store\'s page');
+  });
+}
+
+for (const backend of ['memory', 'sqlite'] as const) {
+  t.test(`pod watches by spec.nodeName through the cache's trigger index (${backend})`, async (t) => {
+    const f = await makeFixture(backend, { watchCache: settings(backend === 'sqlite') });
+    t.teardown(() => f.close());
+    const pods = f.target('pods', 'default');
+    await f.registry.list(pods, { resourceVersion: '0' }); // the cache is loaded
+    const from = String(f.store.currentRevision());
+    const sinks = { a: new CollectingSink(), b: new CollectingSink(), notA: new CollectingSink() };
+    const handles = [
+      await f.registry.watch(pods, { resourceVersion: from, fieldSelector: 'spec.nodeName=a' }, sinks.a),
+      await f.registry.watch(pods, { resourceVersion: from, fieldSelector: 'spec.nodeName=b' }, sinks.b),
+      await f.registry.watch(pods, { resourceVersion: from, fieldSelector: 'spec.nodeName!=a' }, sinks.notA),
+    ];
+    t.teardown(() => handles.forEach((h) => h.cancel()));
+    await f.registry.create(pods, pod('on-a', 'default', 'a'), write);
+    await f.registry.create(pods, pod('on-b', 'default', 'b'), write);
+    await f.registry.delete(f.target('pods', 'default', 'on-a'), { dryRun: false, gracePeriodSeconds: 0 });
+    const names = (sink: CollectingSink) => sink.events.map((e) => `${e.type} ${(e.object as { metadata: { name: string } }).metadata.name}`);
+    await sinks.a.waitFor((es) => es.some((e) => e.type === 'DELETED'));
+    await sinks.notA.waitFor((es) => es.length >= 1);
+    await sinks.b.waitFor((es) => es.length >= 1);
+    // (the delete may first mark the pod: a MODIFIED in between)
+    t.same(names(sinks.a).filter((e) => !e.startsWith('MODIFIED')), ['ADDED on-a', 'DELETED on-a']);
+    t.same(names(sinks.b), ['ADDED on-b']);
+    t.same(names(sinks.notA), ['ADDED on-b'], 'a selector without a pinned value sees every event and filters');
   });
 }

@@ -161,3 +161,35 @@ t.test('a cache whose store watch fails ends its watchers and reloads on next us
   t.same(errors, ['Closed']);
   t.equal(cache.subscribe(store.currentRevision(), P, { onEvent: () => undefined, onError: () => undefined }), undefined, 'no new subscriptions on a failed cache');
 });
+
+t.test('watch triggers: a subscriber with a trigger value is offered only the events of that value, before or after', async (t) => {
+  const store = new MemoryStore();
+  t.teardown(() => store.close());
+  const node = (o: object) => (o as { node?: string }).node;
+  const cache = new WatchCache({ store, prefix: P, windowSize: 100, decode, triggerOf: (o) => node(o) ?? '' });
+  await cache.ready();
+  const seen = new Map<string, string[]>();
+  const listen = (name: string, trigger?: string) => {
+    seen.set(name, []);
+    return cache.subscribe(store.currentRevision(), P, { onEvent: (e: CachedEvent) => seen.get(name)!.push(`${e.type} ${e.key.slice(P.length)}`), onError: () => undefined }, trigger);
+  };
+  const onA = listen('a', 'a');
+  listen('b', 'b');
+  listen('all');
+  const created = await store.create(P + 'ns/p1', JSON.stringify({ node: '' }));
+  await store.create(P + 'ns/p2', JSON.stringify({ node: 'b' }));
+  // bound: '' -> a (the watcher of a must hear of it, its selection turns it into an ADDED)
+  const bound = await store.update(P + 'ns/p1', JSON.stringify({ node: 'a' }), created.modRevision);
+  // moved: a -> b, both watchers are offered it (a's selection makes it a DELETED)
+  await store.update(P + 'ns/p1', JSON.stringify({ node: 'b' }), bound.modRevision);
+  await store.delete(P + 'ns/p2');
+  await until(() => seen.get('all')!.length === 5);
+  t.same(seen.get('all'), ['ADDED ns/p1', 'ADDED ns/p2', 'MODIFIED ns/p1', 'MODIFIED ns/p1', 'DELETED ns/p2']);
+  t.same(seen.get('a'), ['MODIFIED ns/p1', 'MODIFIED ns/p1'], 'a: the binding to a and the move away from a');
+  t.same(seen.get('b'), ['ADDED ns/p2', 'MODIFIED ns/p1', 'DELETED ns/p2'], 'b: its pod, the move to b, the delete');
+  onA!.cancel();
+  await store.create(P + 'ns/p3', JSON.stringify({ node: 'a' }));
+  await until(() => seen.get('all')!.length === 6);
+  t.equal(seen.get('a')!.length, 2, 'a cancelled subscriber hears nothing more');
+  cache.stop();
+});

@@ -14,6 +14,7 @@ import type { WatchCache } from '../../cache/watch-cache';
 import type { RegistryContext } from './context';
 import { decodeStored } from './codec';
 import { kindPrefix } from './keys';
+import { objectFields } from './selection';
 import { translateError } from './storage-errors';
 
 /** the loaded cache of the kind, or undefined when caching is off for it */
@@ -25,11 +26,17 @@ export async function cacheFor(ctx: RegistryContext, kind: KindDefinition): Prom
       id: cacheId(kind),
       prefix: kindPrefix(kind),
       decode: (value, revision) => decodeStored(kind, value, revision),
+      triggerOf: kind.watchTriggerField === undefined ? undefined : triggerOf(kind, kind.watchTriggerField),
       owner: kind,
     });
   } catch (err) {
     throw translateError(err, kind, '', ctx.store.currentRevision());
   }
+}
+
+/** the kind's watch trigger value of a cached (shared) object: its field, as field selectors see it */
+function triggerOf(kind: KindDefinition, field: string): (object: object) => string | undefined {
+  return (object) => objectFields(kind, object as KubeObject)[field];
 }
 
 /** a row read from the store as served: an object, or the cache's JSON bytes of the same state */

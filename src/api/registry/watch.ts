@@ -200,13 +200,19 @@ class WatchStream implements WatchHandle {
   startCached(cache: WatchCache, after: number, prefix: string): boolean {
     if (this.#done) return true;
     this.#revision = Math.max(this.#revision, after);
-    const sub = cache.subscribe(after, prefix, {
-      onEvent: (e) => this.#onCached(e),
-      onError: (err) => this.#onError(err, after),
-      onProgress: (rev) => {
-        if (rev > this.#revision) this.#revision = rev;
+    const field = this.#target.kind.watchTriggerField;
+    const sub = cache.subscribe(
+      after,
+      prefix,
+      {
+        onEvent: (e) => this.#onCached(e),
+        onError: (err) => this.#onError(err, after),
+        onProgress: (rev) => {
+          if (rev > this.#revision) this.#revision = rev;
+        },
       },
-    });
+      field === undefined ? undefined : this.#selection.pinned(field),
+    );
     if (!sub) return false;
     this.#storeWatch = sub;
     this.#startBookmarks();

@@ -87,6 +87,7 @@ export function podKind(): KindDefinition {
       validate: validatePod,
       validateStatus: validatePodStatus,
     },
+    watchTriggerField: 'spec.nodeName',
     selectableFields(obj) {
       const spec = objAt(obj, 'spec') ?? {};
       const status = objAt(obj, 'status') ?? {};
