@@ -146,7 +146,7 @@ export class BallastServer {
       const exists = [201, 409];
       await admin.json('POST', '/api/v1/namespaces/default/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: BENCH_ACCOUNT } }, exists);
       const rules = [
-        { apiGroups: [''], resources: ['namespaces', 'configmaps'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] },
+        { apiGroups: [''], resources: ['namespaces', 'configmaps', 'pods', 'serviceaccounts'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] },
         { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
       ];
       await admin.json('POST', `${rbac}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: BENCH_ACCOUNT }, rules }, exists);
