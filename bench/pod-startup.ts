@@ -10,9 +10,12 @@
  *   - the time from the first create to the last pod Running;
  *   - the API server's RSS (peak, sampled every second) and the CPU seconds of each process.
  * With --create-qps N the creates are paced at N per second (kube's density tests create at a steady
- * rate; the default, 0, sends them all at once).
+ * rate; the default, 0, sends them all at once). With --deployments D the pods come from D
+ * Deployments of P/D replicas each through the real `ballast controller-manager` (its deployment and
+ * replicaset controllers); a pod's latency is then from its Deployment's create sent.
  *   node dist/bench/pod-startup.js [--runtime simulated|containerd] [--nodes 100] [--pods 100] [--create-qps 0] [--out file.json]
- *     [--agent-args="..."] [--scheduler-args="--kube-api-qps=5000 --kube-api-burst=5000"]
+ *     [--deployments 0] [--agent-args="..."] [--scheduler-args="--kube-api-qps=5000 --kube-api-burst=5000"]
+ *     [--cm-args="--kube-api-qps=5000 --kube-api-burst=5000"]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,8 +45,12 @@ export const POD_STARTUP_SLO_P99_MS = 5_000;
 export interface PodStartupRun {
   nodes: number;
   pods: number;
+  /** the pods came from this many Deployments (0: created one by one) */
+  deployments: number;
   /** every node registered and Ready, from the agent's start */
   nodesReadyMs: number;
+  /** nodes Ready (and untainted) against seconds from the agent's start, every half second */
+  readyOverTime: { s: number; ready: number }[];
   /** first create -> last create acknowledged */
   createMs: number;
   /** first create -> last pod Running seen */
@@ -53,7 +60,9 @@ export interface PodStartupRun {
   /** the latency split: create sent -> bound seen (the scheduler), bound seen -> Running seen (the agent) */
   phasesMs: { createToBound: { p50: number; p99: number }; boundToRunning: { p50: number; p99: number } };
   /** CPU seconds from the first create to the last Running */
-  cpuSeconds: { apiserver: number; scheduler: number; agent: number };
+  cpuSeconds: { apiserver: number; scheduler: number; agent: number; controllerManager?: number };
+  /** pods Running against seconds from the first create (every second, and at the end) */
+  runningOverTime: { s: number; running: number }[];
   /** the agent's CPU use while idle with its nodes (leases and statuses only), in % of one core */
   agentIdleCpuPercent: number;
   apiserverRssMiB: { before: number; peak: number; after: number };
@@ -76,17 +85,27 @@ async function inParallel<T>(items: readonly T[], width: number, fn: (item: T) =
   await Promise.all(Array.from({ length: width }, worker));
 }
 
-function pod(name: string, image: string): KubeObject {
+function podSpec(image: string): Record<string, unknown> {
   return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels: { app: 'bench' } },
-    spec: {
-      // no kube-api-access volume: no controller publishes kube-root-ca.crt in this set-up
-      automountServiceAccountToken: false,
-      terminationGracePeriodSeconds: 0,
-      containers: [{ name: 'main', image, imagePullPolicy: 'IfNotPresent', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
-    },
+    // no kube-api-access volume: no controller publishes kube-root-ca.crt in this set-up
+    automountServiceAccountToken: false,
+    terminationGracePeriodSeconds: 0,
+    containers: [{ name: 'main', image, imagePullPolicy: 'IfNotPresent', resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+  };
+}
+
+function pod(name: string, image: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'bench' } }, spec: podSpec(image) };
+}
+
+/** a Deployment whose pods carry `deployment: <name>` (how the watch finds a pod's Deployment) */
+function deployment(name: string, replicas: number, image: string): KubeObject {
+  const labels = { app: 'bench', deployment: name };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, labels },
+    spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: podSpec(image) } },
   };
 }
 
@@ -137,13 +156,30 @@ async function containerdRuntime(dataDir: string): Promise<{ agentArgs: string[]
   };
 }
 
-async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number, agentArgs: string[], schedulerArgs: string[], createQps: number): Promise<PodStartupRun> {
+interface RunSettings {
+  runtime: BenchRuntime;
+  nodes: number;
+  pods: number;
+  /** 0: pods created one by one */
+  deployments: number;
+  agentArgs: string[];
+  schedulerArgs: string[];
+  controllerManagerArgs: string[];
+  createQps: number;
+}
+
+async function oneRun(o: RunSettings): Promise<PodStartupRun> {
+  const { runtime, nodes: nodeCount, pods: podCount, agentArgs, schedulerArgs, createQps } = o;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-bench-podstart-'));
   const server = new BallastServer({ mainJs: MAIN_JS, dataDir });
   await server.start();
   const kubeconfig = path.join(dataDir, 'admin.kubeconfig');
   const client = new RestClient(loadClientConfig(kubeconfig), { qps: -1, contentType: 'application/vnd.kubernetes.protobuf' });
   const scheduler = startProcess(['scheduler', '--kubeconfig', kubeconfig, '--leader-elect=false', '--secure-port', '0', '--port', '0', ...schedulerArgs]);
+  const controllerManager =
+    o.deployments > 0
+      ? startProcess(['controller-manager', '--kubeconfig', kubeconfig, '--leader-elect=false', '--secure-port', '0', '--controllers', 'deployment,replicaset', ...o.controllerManagerArgs])
+      : undefined;
   const real = runtime === 'containerd' ? await containerdRuntime(dataDir) : undefined;
   const image = real?.image ?? 'k8s.gcr.io/pause:3.2';
   const agentStart = nowMs();
@@ -188,11 +224,14 @@ async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number
     nodeWatch.addEventHandler({ add: check, update: (_o, n) => check(n) });
     const nodeAbort = new AbortController();
     const watchingNodes = nodeWatch.run(nodeAbort.signal);
+    const readyOverTime: { s: number; ready: number }[] = [];
     while (ready.size < nodeCount) {
       if (agent.child.exitCode !== null) throw new Error(`the agent exited:\n${agent.output().slice(-3000)}`);
       if (nowMs() - agentStart > 1_200_000) throw new Error(`only ${ready.size}/${nodeCount} nodes Ready in 20 minutes`);
+      readyOverTime.push({ s: round((nowMs() - agentStart) / 1000, 1), ready: ready.size });
       await sleep(500);
     }
+    readyOverTime.push({ s: round((nowMs() - agentStart) / 1000, 1), ready: ready.size });
     nodeAbort.abort();
     await watchingNodes;
     const nodesReadyMs = nowMs() - agentStart;
@@ -203,14 +242,18 @@ async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number
 
     const ns = 'bench';
     await client.create(RESOURCES.namespaces, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    /** create sent: of each pod, or (Deployments) of each Deployment */
     const sent = new Map<string, number>();
     const running = new Map<string, number>();
     const bound = new Map<string, number>();
+    /** Deployments: the Deployment of each pod seen */
+    const ownerOf = new Map<string, string>();
     let allRunning: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (allRunning = resolve));
     const watch = new SharedInformer(client, RESOURCES.pods, { namespace: ns });
     const seen = (p: KubeObject) => {
       const name = p.metadata?.name ?? '';
+      if (o.deployments > 0 && !ownerOf.has(name)) ownerOf.set(name, p.metadata?.labels?.deployment ?? '');
       if (!bound.has(name) && (p.spec as { nodeName?: string } | undefined)?.nodeName) bound.set(name, nowMs());
       if (running.has(name) || (p.status as { phase?: string } | undefined)?.phase !== 'Running') return;
       running.set(name, nowMs());
@@ -220,35 +263,50 @@ async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number
     const watching = watch.run(abort.signal);
     await watch.waitForSync(abort.signal);
 
-    const podNames = Array.from({ length: podCount }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
+    const created = o.deployments > 0 ? Array.from({ length: o.deployments }, (_, i) => `deploy-${String(i).padStart(4, '0')}`) : Array.from({ length: podCount }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
     const rssBefore = rssMiB(server.pid);
-    const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), agent: cpuSecondsOf(agent.child.pid) };
+    const cmPid = controllerManager?.child.pid;
+    const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), agent: cpuSecondsOf(agent.child.pid), cm: cpuSecondsOf(cmPid) };
     const t0 = nowMs();
+    const runningOverTime: { s: number; running: number }[] = [{ s: 0, running: 0 }];
+    const counter = setInterval(() => runningOverTime.push({ s: round((nowMs() - t0) / 1000, 1), running: running.size }), 1000);
     let slot = 0;
-    await inParallel(podNames, 32, async (n) => {
-      // paced: pod i is sent no earlier than i / createQps seconds after the first
+    await inParallel(created, 32, async (n) => {
+      // paced: object i is sent no earlier than i / createQps seconds after the first
       if (createQps > 0) {
         const due = t0 + (slot++ * 1000) / createQps;
         if (due > nowMs()) await sleep(due - nowMs());
       }
       sent.set(n, nowMs());
-      await client.create(RESOURCES.pods, ns, pod(n, image));
+      if (o.deployments > 0) {
+        // the first Deployments get one replica more when the pods do not divide evenly
+        const i = Number(n.slice('deploy-'.length));
+        const replicas = Math.floor(podCount / o.deployments) + (i < podCount % o.deployments ? 1 : 0);
+        await client.create(RESOURCES.deployments, ns, deployment(n, replicas, image));
+      } else {
+        await client.create(RESOURCES.pods, ns, pod(n, image));
+      }
     });
     const tCreated = nowMs();
     const timeout = setTimeout(() => allRunning(), 1_200_000);
     await done;
     clearTimeout(timeout);
+    clearInterval(counter);
     if (running.size < podCount) throw new Error(`only ${running.size}/${podCount} pods Running in 20 minutes`);
     const tEnd = Math.max(...running.values());
+    runningOverTime.push({ s: round((tEnd - t0) / 1000, 1), running: running.size });
     const cpuSeconds = {
       apiserver: round(cpuSecondsOf(server.pid) - cpu0.apiserver, 2),
       scheduler: round(cpuSecondsOf(scheduler.child.pid) - cpu0.scheduler, 2),
       agent: round(cpuSecondsOf(agent.child.pid) - cpu0.agent, 2),
+      ...(cmPid ? { controllerManager: round(cpuSecondsOf(cmPid) - cpu0.cm, 2) } : {}),
     };
-    const latencies = podNames.map((n) => (running.get(n) ?? 0) - (sent.get(n) ?? 0)).sort((a, b) => a - b);
+    const podNames = [...running.keys()];
+    const sentOf = (name: string) => sent.get(o.deployments > 0 ? (ownerOf.get(name) ?? '') : name) ?? t0;
+    const latencies = podNames.map((n) => (running.get(n) ?? 0) - sentOf(n)).sort((a, b) => a - b);
     const p99 = quantile(latencies, 0.99);
-    const split = (from: Map<string, number>, to: Map<string, number>) => {
-      const xs = podNames.map((n) => (to.get(n) ?? 0) - (from.get(n) ?? 0)).sort((a, b) => a - b);
+    const split = (from: (name: string) => number, to: Map<string, number>) => {
+      const xs = podNames.map((n) => (to.get(n) ?? 0) - from(n)).sort((a, b) => a - b);
       return { p50: round(quantile(xs, 0.5), 1), p99: round(quantile(xs, 0.99), 1) };
     };
     abort.abort();
@@ -256,13 +314,16 @@ async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number
     return {
       nodes: nodeCount,
       pods: podCount,
+      deployments: o.deployments,
       nodesReadyMs: round(nodesReadyMs, 0),
+      readyOverTime,
       createMs: round(tCreated - t0, 1),
       allRunningMs: round(tEnd - t0, 1),
       latencyMs: { p50: round(quantile(latencies, 0.5), 1), p90: round(quantile(latencies, 0.9), 1), p99: round(p99, 1), max: round(latencies.at(-1) ?? 0, 1) },
       sloMet: p99 <= POD_STARTUP_SLO_P99_MS,
-      phasesMs: { createToBound: split(sent, bound), boundToRunning: split(bound, running) },
+      phasesMs: { createToBound: split(sentOf, bound), boundToRunning: split((n) => bound.get(n) ?? 0, running) },
       cpuSeconds,
+      runningOverTime,
       agentIdleCpuPercent,
       apiserverRssMiB: { before: round(rssBefore, 1), peak: round(Math.max(rssPeak, rssMiB(server.pid)), 1), after: round(rssMiB(server.pid), 1) },
       agentRssMiB: round(rssMiB(agent.child.pid ?? 0), 1),
@@ -278,6 +339,7 @@ async function oneRun(runtime: BenchRuntime, nodeCount: number, podCount: number
     }
     agent.child.kill('SIGTERM');
     scheduler.child.kill('SIGTERM');
+    controllerManager?.child.kill('SIGTERM');
     await new Promise((resolve) => (agent.child.exitCode !== null ? resolve(undefined) : agent.child.once('exit', resolve)));
     await real?.stop();
     await server.stop();
@@ -295,6 +357,8 @@ async function main(): Promise<void> {
       'agent-args': { type: 'string', default: '' },
       'scheduler-args': { type: 'string', default: '--kube-api-qps=5000 --kube-api-burst=5000' },
       'create-qps': { type: 'string', default: '0' },
+      deployments: { type: 'string', default: '0' },
+      'cm-args': { type: 'string', default: '--kube-api-qps=5000 --kube-api-burst=5000' },
     },
   });
   const split = (s: string | undefined) => (s ?? '').split(' ').filter((a) => a !== '');
@@ -302,13 +366,22 @@ async function main(): Promise<void> {
   if (runtime !== 'simulated' && runtime !== 'containerd') throw new Error(`--runtime ${runtime}: simulated or containerd`);
   // containerd: one real node (this machine)
   const nodes = runtime === 'containerd' ? 1 : Number(values.nodes);
-  const r = await oneRun(runtime, nodes, Number(values.pods), split(values['agent-args']), split(values['scheduler-args']), Number(values['create-qps']));
+  const r = await oneRun({
+    runtime,
+    nodes,
+    pods: Number(values.pods),
+    deployments: Number(values.deployments),
+    agentArgs: split(values['agent-args']),
+    schedulerArgs: split(values['scheduler-args']),
+    controllerManagerArgs: split(values['cm-args']),
+    createQps: Number(values['create-qps']),
+  });
   console.log(
-    `${r.pods} pods on ${r.nodes} ${runtime === 'containerd' ? 'containerd node' : 'simulated nodes'} (nodes Ready after ${r.nodesReadyMs} ms): create -> Running p50 ${r.latencyMs.p50} ms, ` +
+    `${r.pods} pods${r.deployments ? ` from ${r.deployments} Deployments` : ''} on ${r.nodes} ${runtime === 'containerd' ? 'containerd node' : 'simulated nodes'} (nodes Ready after ${r.nodesReadyMs} ms): create -> Running p50 ${r.latencyMs.p50} ms, ` +
       `p90 ${r.latencyMs.p90} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms (SLO p99 <= 5 s: ${r.sloMet ? 'met' : 'missed'}); ` +
       `create -> bound p50/p99 ${r.phasesMs.createToBound.p50}/${r.phasesMs.createToBound.p99} ms, bound -> Running ${r.phasesMs.boundToRunning.p50}/${r.phasesMs.boundToRunning.p99} ms; ` +
       `all Running after ${r.allRunningMs} ms (creates took ${r.createMs} ms); CPU s: apiserver ${r.cpuSeconds.apiserver}, scheduler ${r.cpuSeconds.scheduler}, ` +
-      `agent ${r.cpuSeconds.agent}; agent idle ${r.agentIdleCpuPercent}% of a core; apiserver RSS ${r.apiserverRssMiB.before} -> peak ${r.apiserverRssMiB.peak} MiB; agent RSS ${r.agentRssMiB} MiB`,
+      `agent ${r.cpuSeconds.agent}${r.cpuSeconds.controllerManager !== undefined ? `, controller manager ${r.cpuSeconds.controllerManager}` : ''}; agent idle ${r.agentIdleCpuPercent}% of a core; apiserver RSS ${r.apiserverRssMiB.before} -> peak ${r.apiserverRssMiB.peak} MiB; agent RSS ${r.agentRssMiB} MiB`,
   );
   writeRunRecord(values.out, 'pod-startup.js', { runtime, run: r });
 }
