@@ -61,8 +61,8 @@ export interface PodStartupRun {
   phasesMs: { createToBound: { p50: number; p99: number }; boundToRunning: { p50: number; p99: number } };
   /** CPU seconds from the first create to the last Running */
   cpuSeconds: { apiserver: number; scheduler: number; agent: number; controllerManager?: number };
-  /** pods Running against seconds from the first create (every second, and at the end) */
-  runningOverTime: { s: number; running: number }[];
+  /** pods seen (created), bound and Running against seconds from the first create (every second, and at the end) */
+  runningOverTime: { s: number; created: number; bound: number; running: number }[];
   /** the agent's CPU use while idle with its nodes (leases and statuses only), in % of one core */
   agentIdleCpuPercent: number;
   apiserverRssMiB: { before: number; peak: number; after: number };
@@ -248,11 +248,13 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     const bound = new Map<string, number>();
     /** Deployments: the Deployment of each pod seen */
     const ownerOf = new Map<string, string>();
+    const createdSeen = new Set<string>();
     let allRunning: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (allRunning = resolve));
     const watch = new SharedInformer(client, RESOURCES.pods, { namespace: ns });
     const seen = (p: KubeObject) => {
       const name = p.metadata?.name ?? '';
+      createdSeen.add(name);
       if (o.deployments > 0 && !ownerOf.has(name)) ownerOf.set(name, p.metadata?.labels?.deployment ?? '');
       if (!bound.has(name) && (p.spec as { nodeName?: string } | undefined)?.nodeName) bound.set(name, nowMs());
       if (running.has(name) || (p.status as { phase?: string } | undefined)?.phase !== 'Running') return;
@@ -268,8 +270,9 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     const cmPid = controllerManager?.child.pid;
     const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), agent: cpuSecondsOf(agent.child.pid), cm: cpuSecondsOf(cmPid) };
     const t0 = nowMs();
-    const runningOverTime: { s: number; running: number }[] = [{ s: 0, running: 0 }];
-    const counter = setInterval(() => runningOverTime.push({ s: round((nowMs() - t0) / 1000, 1), running: running.size }), 1000);
+    const runningOverTime: PodStartupRun['runningOverTime'] = [{ s: 0, created: 0, bound: 0, running: 0 }];
+    const count = () => runningOverTime.push({ s: round((nowMs() - t0) / 1000, 1), created: createdSeen.size, bound: bound.size, running: running.size });
+    const counter = setInterval(count, 1000);
     let slot = 0;
     await inParallel(created, 32, async (n) => {
       // paced: object i is sent no earlier than i / createQps seconds after the first
@@ -294,7 +297,7 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     clearInterval(counter);
     if (running.size < podCount) throw new Error(`only ${running.size}/${podCount} pods Running in 20 minutes`);
     const tEnd = Math.max(...running.values());
-    runningOverTime.push({ s: round((tEnd - t0) / 1000, 1), running: running.size });
+    count();
     const cpuSeconds = {
       apiserver: round(cpuSecondsOf(server.pid) - cpu0.apiserver, 2),
       scheduler: round(cpuSecondsOf(scheduler.child.pid) - cpu0.scheduler, 2),
