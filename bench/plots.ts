@@ -2,7 +2,8 @@
  * Plots of the standalone benches' recorded runs (issue 15), drawn from the JSON files the benches
  * write with --out, so a new run is one more line on the same chart:
  *   - pod-startup/nodes-ready.svg: simulated nodes Ready against seconds from the agent's start
- *   - pod-startup/pods-running.svg: pods Running against seconds from the first create
+ *   - pod-startup/pods-running.svg: pods created, bound (dashed) and Running against seconds from the
+ *     first create
  *   - watchers/latency.svg: write sent -> event (p50 dashed, p99 solid) against the watchers, one
  *     pair of lines per kind of watch and write rate
  *   - scheduler/throughput.svg: pods bound per second against the nodes, per client limit
@@ -38,7 +39,7 @@ interface PodStartupRun {
   pods: number;
   deployments?: number;
   readyOverTime?: { s: number; ready: number }[];
-  runningOverTime?: { s: number; running: number }[];
+  runningOverTime?: { s: number; created?: number; bound?: number; running: number }[];
 }
 
 interface WatchersRun {
@@ -67,10 +68,14 @@ export function drawPlots(results: string): string[] {
   const running = podStartup.flatMap((r) =>
     r.runs
       .filter((x) => x.runningOverTime?.length)
-      .map((x) => ({
-        name: `${x.pods} pods${x.deployments ? `, ${x.deployments} Deploys` : ''}, ${x.nodes} nodes`,
-        points: x.runningOverTime!.map((p) => [p.s, p.running] as [number, number]),
-      })),
+      .flatMap((x) => {
+        const run = `${x.pods}${x.deployments ? ` (Deploys)` : ''}/${x.nodes}`;
+        const line = (what: 'created' | 'bound' | 'running', dashed: boolean): Series[] => {
+          const points = x.runningOverTime!.filter((p) => p[what] !== undefined).map((p) => [p.s, p[what]!] as [number, number]);
+          return points.length ? [{ name: `${run} ${what}`, points, dashed }] : [];
+        };
+        return [...line('created', true), ...line('bound', true), ...line('running', false)];
+      }),
   );
   if (running.length) write(path.join(results, 'pod-startup', 'pods-running.svg'), lineChart({ title: 'Pods Running (simulated nodes)', xLabel: 'seconds from the first create', yLabel: 'pods Running', series: running }), written);
 

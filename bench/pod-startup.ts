@@ -34,6 +34,7 @@ import { RESOURCES } from '../src/client/resources';
 import { RestClient } from '../src/client/rest-client';
 import type { KubeObject } from '../src/client/types';
 import { BallastServer } from './lib/ballast-server';
+import { Progress } from './lib/progress';
 import { cpuSecondsOf, freePort, rssMiB, sleep } from './lib/processes';
 import { writeRunRecord } from './lib/run-record';
 import { nowMs, quantile, round } from './lib/stats';
@@ -195,6 +196,7 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     ...agentArgs,
   ]);
   const abort = new AbortController();
+  const progress = new Progress({ quiet: process.env.BALLAST_BENCH_QUIET === '1' });
   let rssPeak = 0;
   const sampler = setInterval(() => {
     const rss = rssMiB(server.pid);
@@ -225,13 +227,17 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     const nodeAbort = new AbortController();
     const watchingNodes = nodeWatch.run(nodeAbort.signal);
     const readyOverTime: { s: number; ready: number }[] = [];
+    progress.start(`${nodeCount} ${real ? 'node' : 'simulated nodes'} Ready`, nodeCount);
     while (ready.size < nodeCount) {
+      progress.update(ready.size);
       if (agent.child.exitCode !== null) throw new Error(`the agent exited:\n${agent.output().slice(-3000)}`);
       if (nowMs() - agentStart > 1_200_000) throw new Error(`only ${ready.size}/${nodeCount} nodes Ready in 20 minutes`);
       readyOverTime.push({ s: round((nowMs() - agentStart) / 1000, 1), ready: ready.size });
       await sleep(500);
     }
     readyOverTime.push({ s: round((nowMs() - agentStart) / 1000, 1), ready: ready.size });
+    progress.update(ready.size);
+    progress.stop();
     nodeAbort.abort();
     await watchingNodes;
     const nodesReadyMs = nowMs() - agentStart;
@@ -271,7 +277,11 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), agent: cpuSecondsOf(agent.child.pid), cm: cpuSecondsOf(cmPid) };
     const t0 = nowMs();
     const runningOverTime: PodStartupRun['runningOverTime'] = [{ s: 0, created: 0, bound: 0, running: 0 }];
-    const count = () => runningOverTime.push({ s: round((nowMs() - t0) / 1000, 1), created: createdSeen.size, bound: bound.size, running: running.size });
+    progress.start(`${podCount} pods Running${o.deployments ? ` from ${o.deployments} Deployments` : ''}`, podCount);
+    const count = () => {
+      runningOverTime.push({ s: round((nowMs() - t0) / 1000, 1), created: createdSeen.size, bound: bound.size, running: running.size });
+      progress.update(running.size);
+    };
     const counter = setInterval(count, 1000);
     let slot = 0;
     await inParallel(created, 32, async (n) => {
@@ -295,6 +305,7 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
     await done;
     clearTimeout(timeout);
     clearInterval(counter);
+    progress.stop();
     if (running.size < podCount) throw new Error(`only ${running.size}/${podCount} pods Running in 20 minutes`);
     const tEnd = Math.max(...running.values());
     count();
@@ -332,6 +343,7 @@ async function oneRun(o: RunSettings): Promise<PodStartupRun> {
       agentRssMiB: round(rssMiB(agent.child.pid ?? 0), 1),
     };
   } finally {
+    progress.stop();
     clearInterval(sampler);
     abort.abort();
     if (process.env.BENCH_AGENT_LOG) fs.writeFileSync(process.env.BENCH_AGENT_LOG, agent.output());

@@ -23,6 +23,7 @@ import { RESOURCES } from '../src/client/resources';
 import { RestClient } from '../src/client/rest-client';
 import type { KubeObject } from '../src/client/types';
 import { BallastServer } from './lib/ballast-server';
+import { Progress } from './lib/progress';
 import { cpuSecondsOf, freePort, sleep } from './lib/processes';
 import { nowMs, round } from './lib/stats';
 
@@ -108,6 +109,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
   const scheduler = startScheduler(kubeconfig, ['--port', String(metricsPort), '--address', '127.0.0.1', ...schedulerArgs]);
   const client = new RestClient(loadClientConfig(kubeconfig), { qps: -1, contentType: 'application/vnd.kubernetes.protobuf' });
   const abort = new AbortController();
+  const progress = new Progress({ quiet: process.env.BALLAST_BENCH_QUIET === '1' });
   try {
     const names = Array.from({ length: nodeCount }, (_, i) => `node-${String(i).padStart(4, '0')}`);
     await inParallel(names, 16, async (n) => {
@@ -139,6 +141,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
       const name = p.metadata?.name ?? '';
       if (!nodeName || bound.has(name)) return;
       bound.set(name, nowMs());
+      progress.tick();
       perNode.set(nodeName, (perNode.get(nodeName) ?? 0) + 1);
       if (bound.size === podCount) allBound();
     };
@@ -149,6 +152,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
     const podNames = Array.from({ length: podCount }, (_, i) => `pod-${String(i).padStart(5, '0')}`);
     const cpu0 = { apiserver: cpuSecondsOf(server.pid), scheduler: cpuSecondsOf(scheduler.child.pid), bench: process.cpuUsage() };
     const t0 = nowMs();
+    progress.start(`${podCount} pods bound over ${nodeCount} nodes`, podCount);
     await inParallel(podNames, 32, async (n) => {
       await client.create(RESOURCES.pods, ns, pod(n));
       acked.set(n, nowMs());
@@ -157,6 +161,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
     const timeout = setTimeout(() => allBound(), 600_000);
     await done;
     clearTimeout(timeout);
+    progress.stop();
     const tEnd = Math.max(...bound.values());
     const benchCpu = process.cpuUsage(cpu0.bench);
     const cpuSeconds = {
@@ -181,6 +186,7 @@ async function oneRun(nodeCount: number, podCount: number, schedulerArgs: string
     await watching;
     return result;
   } finally {
+    progress.stop();
     abort.abort();
     if (process.env.BENCH_SCHEDULER_LOG) fs.writeFileSync(process.env.BENCH_SCHEDULER_LOG, scheduler.output());
     client.close();

@@ -33,6 +33,11 @@ export class Progress {
     if (this.#active) this.#bar.increment(n);
   }
 
+  /** the step's units done so far (for counts watched rather than counted one by one) */
+  update(done: number): void {
+    if (this.#active) this.#bar.update(done);
+  }
+
   stop(): void {
     if (!this.#active) return;
     this.#bar.stop();
