@@ -15,7 +15,7 @@
  * replicaset controllers); a pod's latency is then from its Deployment's create sent.
  *   node dist/bench/pod-startup.js [--runtime simulated|containerd] [--nodes 100] [--pods 100] [--create-qps 0] [--out file.json]
  *     [--deployments 0] [--agent-args="..."] [--scheduler-args="--kube-api-qps=5000 --kube-api-burst=5000"]
- *     [--cm-args="--kube-api-qps=5000 --kube-api-burst=5000"]
+ *     [--cm-args="--kube-api-qps=5000 --kube-api-burst=5000"] [--cpu-prof DIR (the API server's profile)]
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -167,12 +167,14 @@ interface RunSettings {
   schedulerArgs: string[];
   controllerManagerArgs: string[];
   createQps: number;
+  /** a CPU profile of the API server (node --cpu-prof) goes into this folder */
+  cpuProfDir?: string;
 }
 
 async function oneRun(o: RunSettings): Promise<PodStartupRun> {
   const { runtime, nodes: nodeCount, pods: podCount, agentArgs, schedulerArgs, createQps } = o;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ballast-bench-podstart-'));
-  const server = new BallastServer({ mainJs: MAIN_JS, dataDir });
+  const server = new BallastServer({ mainJs: MAIN_JS, dataDir, cpuProfDir: o.cpuProfDir });
   await server.start();
   const kubeconfig = path.join(dataDir, 'admin.kubeconfig');
   const client = new RestClient(loadClientConfig(kubeconfig), { qps: -1, contentType: 'application/vnd.kubernetes.protobuf' });
@@ -374,6 +376,7 @@ async function main(): Promise<void> {
       'create-qps': { type: 'string', default: '0' },
       deployments: { type: 'string', default: '0' },
       'cm-args': { type: 'string', default: '--kube-api-qps=5000 --kube-api-burst=5000' },
+      'cpu-prof': { type: 'string' },
     },
   });
   const split = (s: string | undefined) => (s ?? '').split(' ').filter((a) => a !== '');
@@ -390,6 +393,7 @@ async function main(): Promise<void> {
     schedulerArgs: split(values['scheduler-args']),
     controllerManagerArgs: split(values['cm-args']),
     createQps: Number(values['create-qps']),
+    cpuProfDir: values['cpu-prof'] === undefined ? undefined : path.resolve(values['cpu-prof']),
   });
   console.log(
     `${r.pods} pods${r.deployments ? ` from ${r.deployments} Deployments` : ''} on ${r.nodes} ${runtime === 'containerd' ? 'containerd node' : 'simulated nodes'} (nodes Ready after ${r.nodesReadyMs} ms): create -> Running p50 ${r.latencyMs.p50} ms, ` +
