@@ -7,10 +7,10 @@
  * the scenarios do: every request pays for authentication, an RBAC decision and admission.
  */
 import { spawn } from 'node:child_process';
-import YAML from 'yaml';
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadClientConfig } from '../../src/client/kubeconfig';
 import { HttpClient } from './http-client';
 import { freePort, rssMiB, sizeMiB, sleep } from './processes';
 import { nowMs } from './stats';
@@ -130,17 +130,8 @@ export class BallastServer {
    * database), then a token for the account from the TokenRequest API
    */
   async #benchToken(): Promise<string> {
-    const kubeconfig = YAML.parse(fs.readFileSync(path.join(this.#o.dataDir, 'admin.kubeconfig'), 'utf8')) as {
-      users: { user: Record<string, string> }[];
-    };
-    const user = kubeconfig.users[0].user;
-    const admin = new HttpClient({
-      baseUrl: this.url,
-      ca: this.ca(),
-      maxSockets: 1,
-      cert: Buffer.from(user['client-certificate-data'], 'base64'),
-      key: Buffer.from(user['client-key-data'], 'base64'),
-    });
+    const { cert, key } = loadClientConfig(path.join(this.#o.dataDir, 'admin.kubeconfig'));
+    const admin = new HttpClient({ baseUrl: this.url, ca: this.ca(), maxSockets: 1, cert, key });
     try {
       const rbac = '/apis/rbac.authorization.k8s.io/v1';
       const exists = [201, 409];

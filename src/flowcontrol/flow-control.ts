@@ -15,6 +15,7 @@ import { QueueSet } from './queue-set';
 import type { QueueSetConfig, Seat } from './queue-set';
 import { concurrencyLimits } from './seats';
 import { hashFlow } from './shuffle-sharding';
+import { boundedMemo } from '../util/memo';
 
 export interface FlowControlOptions {
   /** --max-requests-inflight + --max-mutating-requests-inflight */
@@ -85,7 +86,11 @@ export class FlowControl {
   #schemas: Schema[] = [];
   #levels = new Map<string, Level>();
   readonly #queueSets = new Map<string, QueueSet>();
-  readonly #hashes = new Map<string, bigint>();
+  /** hashFlow, remembered: a flow (schema, NUL, user or namespace) sends many requests */
+  readonly #flowHash = boundedMemo(4096, (flow: string): bigint => {
+    const at = flow.indexOf('\0');
+    return hashFlow(flow.slice(0, at), flow.slice(at + 1));
+  });
 
   constructor(opts: FlowControlOptions) {
     this.#opts = opts;
@@ -141,20 +146,9 @@ export class FlowControl {
       flowSchema: { name: schema.name, uid: schema.uid },
       priorityLevel: { name: level.name, uid: level.uid },
       exempt: level.exempt,
-      flowHash: this.#flowHash(schema.name, flowDistinguisher(schema.spec, user, info)),
+      // (a schema's name, a DNS subdomain, holds no NUL)
+      flowHash: this.#flowHash(`${schema.name}\0${flowDistinguisher(schema.spec, user, info)}`),
     };
-  }
-
-  /** hashFlow, remembered: a flow (schema and user or namespace) sends many requests */
-  #flowHash(schema: string, distinguisher: string): bigint {
-    const key = `${schema}\0${distinguisher}`;
-    let hash = this.#hashes.get(key);
-    if (hash === undefined) {
-      if (this.#hashes.size >= 4096) this.#hashes.clear();
-      hash = hashFlow(schema, distinguisher);
-      this.#hashes.set(key, hash);
-    }
-    return hash;
   }
 
   /** a seat at once when one is free and nobody waits (exempt levels: always); undefined: use admit */

@@ -8,6 +8,7 @@
  * min(executing, seats) / active queues per real second, as in kube.
  */
 import { dealHand } from './shuffle-sharding';
+import { boundedMemo } from '../util/memo';
 
 export interface QueueSetConfig {
   /** seats: requests of this level executing at once */
@@ -67,8 +68,8 @@ export class QueueSet {
   #robin = 0;
   /** requests waiting in all queues */
   #waitingCount = 0;
-  /** the hand of each flow seen lately (dealing is BigInt arithmetic; flows are few) */
-  #hands = new Map<bigint, number[]>();
+  /** the hand of each flow seen lately (dealing is BigInt arithmetic; flows are few), for the current queues */
+  #handOf = this.#hands();
 
   constructor(opts: QueueSetOptions) {
     this.#now = opts.now ?? Date.now;
@@ -100,7 +101,7 @@ export class QueueSet {
     if (config.queues !== old.queues || config.handSize !== old.handSize) {
       const waiting = this.#queues.flatMap((q) => q.waiting).sort((a, b) => a.enqueuedAt - b.enqueuedAt);
       this.#queues = makeQueues(config.queues, this.#virtualTime);
-      this.#hands.clear();
+      this.#handOf = this.#hands();
       this.#waitingCount = 0;
       for (const w of waiting) {
         if (this.#queues.length === 0) {
@@ -181,12 +182,7 @@ export class QueueSet {
 
   /** the index of the queue of the flow's hand with the fewest waiting requests (kube 1.20; the first of equals, as dealt) */
   #chooseQueue(flowHash: bigint): number {
-    let hand = this.#hands.get(flowHash);
-    if (!hand) {
-      if (this.#hands.size >= 4096) this.#hands.clear();
-      hand = dealHand(flowHash, this.#queues.length, Math.max(1, this.#config.handSize));
-      this.#hands.set(flowHash, hand);
-    }
+    const hand = this.#handOf(flowHash);
     let best = hand[0];
     for (let k = 1; k < hand.length; k++) {
       if (this.#queues[hand[k]].waiting.length < this.#queues[best].waiting.length) best = hand[k];
@@ -217,6 +213,10 @@ export class QueueSet {
         this.#dispatch();
       },
     };
+  }
+
+  #hands(): (flowHash: bigint) => number[] {
+    return boundedMemo(4096, (flowHash: bigint) => dealHand(flowHash, this.#queues.length, Math.max(1, this.#config.handSize)));
   }
 
   /** hand free seats to the queues whose next request finishes first in virtual time */

@@ -33,6 +33,7 @@ import { flowcontrolDefinitions } from './definitions/flowcontrol';
 import { apiserverInternalDefinitions } from './definitions/apiserverinternal';
 import { apiextensionsDefinitions } from './definitions/apiextensions';
 import { apiregistrationDefinitions } from './definitions/apiregistration';
+import { deepFreeze } from '../util/freeze';
 
 export { definitionName } from './definition-name';
 export type { Definitions, SchemaNode } from './types';
@@ -70,13 +71,6 @@ const PARTS: Definitions[] = [
   apiregistrationDefinitions,
 ];
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value as object)) deepFreeze(child);
-  }
-  return value;
-}
 
 /** merges the per-group files; a name defined twice is a programming error */
 export function mergeDefinitions(parts: Definitions[]): Definitions {

@@ -10,14 +10,11 @@ import { onlyCertificatesOf, parseCaBundle } from '../../src/auth/authn/cert-cha
 import { RequestHeaderAuthenticator } from '../../src/auth/authn/request-header';
 import { X509Authenticator } from '../../src/auth/authn/x509';
 import { authentication } from '../../src/http/middleware/authentication';
-import { makeCa, makeCert } from '../helpers/test-pki';
+import { makeCa, makeCert, servingPki } from '../helpers/test-pki';
 import type { TestCert } from '../helpers/test-pki';
 
 t.test('front-proxy users from request headers, behind a proxy certificate', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'request-header-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const serverCa = makeCa(dir, 'server-ca');
-  const serving = makeCert(dir, 'serving', serverCa, { commonName: 'apiserver', ips: ['127.0.0.1'], usage: 'server' });
+  const { dir, serverCa, serving } = servingPki(t, 'request-header');
   const clientCa = makeCa(dir, 'client-ca');
   const proxyCa = makeCa(dir, 'proxy-ca');
   const strangerCa = makeCa(dir, 'stranger-ca');

@@ -2,21 +2,15 @@
  * Client certificates: the identity is read from the certificate once per connection, and the
  * validity window is still checked at every request.
  */
-import fs from 'node:fs';
 import https from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { X509Authenticator } from '../../src/auth/authn/x509';
-import { makeCa, makeCert } from '../helpers/test-pki';
+import { makeCa, makeCert, servingPki } from '../helpers/test-pki';
 
 t.test('one certificate read per connection; each request checks the validity window', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'x509-'));
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const serverCa = makeCa(dir, 'server-ca');
-  const serving = makeCert(dir, 'serving', serverCa, { commonName: 'apiserver', ips: ['127.0.0.1'], usage: 'server' });
+  const { dir, serverCa, serving } = servingPki(t, 'x509');
   const clientCa = makeCa(dir, 'client-ca');
   const strangerCa = makeCa(dir, 'stranger-ca');
   const user = makeCert(dir, 'user', clientCa, { commonName: 'carol', organization: 'staff', usage: 'client' });

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface TestCert {
@@ -64,4 +65,16 @@ export function makeCert(dir: string, name: string, ca: TestCert, o: LeafOptions
   openssl(['req', '-new', '-key', keyFile, '-subj', `/CN=${o.commonName}${o.organization ? `/O=${o.organization}` : ''}`, '-out', csr], dir);
   openssl(['x509', '-req', '-in', csr, '-CA', ca.certFile, '-CAkey', ca.keyFile, '-CAcreateserial', '-days', '2', '-out', certFile, '-extfile', ext], dir);
   return read(certFile, keyFile);
+}
+
+/**
+ * a temporary directory (removed at the test's end) holding a server CA and a serving certificate
+ * for 127.0.0.1 that it signs: the start of every test that runs its own TLS listener
+ */
+export function servingPki(t: { teardown(fn: () => void): void }, prefix: string): { dir: string; serverCa: TestCert; serving: TestCert } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const serverCa = makeCa(dir, 'server-ca');
+  const serving = makeCert(dir, 'serving', serverCa, { commonName: 'apiserver', ips: ['127.0.0.1'], usage: 'server' });
+  return { dir, serverCa, serving };
 }

@@ -6,6 +6,7 @@
  * Path elements are kept in their FieldsV1 spelling: `f:<field>`, `k:<json key fields>` (items of a
  * map list), `v:<json value>` (items of a set list), `i:<index>`.
  */
+import { boundedMemo } from '../../util/memo';
 
 export type PathElement = string;
 export type FieldPath = readonly PathElement[];
@@ -64,16 +65,7 @@ function compareKeyFields(a: Array<[string, unknown]>, b: Array<[string, unknown
   }
 }
 
-const parsed = new Map<string, unknown>();
-function parsedPart(pe: PathElement): unknown {
-  let v = parsed.get(pe);
-  if (v === undefined) {
-    v = JSON.parse(pe.slice(2));
-    if (parsed.size > 10_000) parsed.clear();
-    parsed.set(pe, v);
-  }
-  return v;
-}
+const parsedPart = boundedMemo(10_000, (pe: PathElement): unknown => JSON.parse(pe.slice(2)));
 
 /** SMD's PathElement.Compare over the FieldsV1 spellings */
 export function comparePathElements(a: PathElement, b: PathElement): number {

@@ -8,6 +8,7 @@ import crypto from 'node:crypto';
 import type { TokenAuthentication, TokenAuthenticator } from '../../api/reviews/authenticator';
 import type { AuthenticationRequest, AuthenticationResult, RequestAuthenticator } from '../authenticator';
 import { AuthenticationError } from '../authenticator';
+import { deepFreeze } from '../../util/freeze';
 
 const WS_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
@@ -76,6 +77,7 @@ export class BearerTokenAuthenticator implements RequestAuthenticator, TokenAuth
     if (hit && hit.expires > now) return hit.result;
     if (hit) this.#cache.delete(key);
     const result = await this.#union(token, audiences);
+    // a remembered answer is handed to every later request: nobody may change it
     if (result) this.#remember(key, deepFreeze(result), now);
     return result;
   }
@@ -113,13 +115,4 @@ export class BearerTokenAuthenticator implements RequestAuthenticator, TokenAuth
     if (!result) throw new AuthenticationError('invalid bearer token');
     return result;
   }
-}
-
-/** a remembered answer is handed to every later request: nobody may change it */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
 }

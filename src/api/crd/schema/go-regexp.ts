@@ -7,26 +7,18 @@
  */
 import type { RE2JS } from 're2js';
 import { lazy } from '../../../util/lazy';
+import { boundedMemo } from '../../../util/memo';
 
 /** re2js (0.3 MB of JavaScript) on the first pattern, not at every start */
 const re2 = lazy(() => (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS);
 
-const cache = new Map<string, RE2JS | Error>();
-const CACHE_LIMIT = 4096;
-
-function compile(pattern: string): RE2JS | Error {
-  let compiled = cache.get(pattern);
-  if (compiled === undefined) {
-    try {
-      compiled = re2().compile(pattern);
-    } catch (err) {
-      compiled = err instanceof Error ? err : new Error(String(err));
-    }
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(pattern, compiled);
+const compile = boundedMemo(4096, (pattern: string): RE2JS | Error => {
+  try {
+    return re2().compile(pattern);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
   }
-  return compiled;
-}
+});
 
 /** Go's parse error for an invalid pattern (`error parsing regexp: ...`), or undefined when it compiles */
 export function goRegexpError(pattern: string): string | undefined {
